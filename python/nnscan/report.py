@@ -14,7 +14,6 @@ the text, CSV, Markdown and HTML renderings are the library's too
 (nns_report), so Python never re-counts or re-formats a number.
 `analyze()` makes one from an ONNX file or its bytes.
 """
-import contextlib
 import ctypes
 import json
 import numbers
@@ -61,12 +60,16 @@ class Handle(_api.Managed):
     """An nns_model * and whatever memory it points into (kept alive)."""
 
     _what = "model"
-    # share(): a lock around what may not run beside an analysis
-    _lock = contextlib.nullcontext()
+    _shared = False  # share()
 
     def __init__(self, ptr, keep=None):
         self._keep = keep
         self._analyses = []  # finalizers of the analyses made of it
+        # around what may not run beside an analysis (nns_model_analyze
+        # changes the model; nnscan.h, "Threads"): a model one summary
+        # built may be shared by the next (summary_memo.py) while the
+        # first is read on another thread
+        self._lock = threading.Lock()
         lib = _api.lib()
         self._manage(ptr, weakref.finalize(
             self, _free_model, lib.nns_model_free, ptr,
@@ -75,11 +78,23 @@ class Handle(_api.Managed):
     def share(self):
         """Marks the model as held by several summaries (summary_memo.py's
         kept recordings): each makes its analysis of it one at a time and
-        never while another reads it (nns_model_analyze changes the
-        model; nnscan.h, "Threads"), and closing one leaves it to the
-        others (`shared`)."""
-        self._lock = threading.Lock()
-        self._views = {}  # analyze()'s of it, by their options (_view)
+        never while another reads it, and closing one leaves it to the
+        others (`shared`). False, and nothing marked, where it was closed
+        (a summary that built it closed it: close_unshared)."""
+        with self._lock:
+            if self.closed:
+                return False
+            if not self._shared:
+                self._views = {}  # analyze()'s of it, by options (_view)
+                self._shared = True
+            return True
+
+    def close_unshared(self):
+        """Closes the model unless it is shared (then the others hold it):
+        at once, so that no summary shares it after this one closed it."""
+        with self._lock:
+            if not self._shared:
+                self.close()
 
     def _view(self, optimizer, compute_dtype):
         """analyze() of a shared model: a view of the one Analysis made of
@@ -98,7 +113,7 @@ class Handle(_api.Managed):
 
     @property
     def shared(self):
-        return type(self._lock) is not contextlib.nullcontext
+        return self._shared
 
     @staticmethod
     def load(source, external_dir=None):
@@ -204,14 +219,18 @@ class Handle(_api.Managed):
         in recorded order (nns_model_shape_mismatches)."""
         lib, err = _api.lib(), _api.NnsError()
         n = ctypes.c_size_t()
-        st = lib.nns_model_shape_mismatches(self.ptr, None, 0,
-                                            ctypes.byref(n), ctypes.byref(err))
-        _api.check(st, err, "checking the recorded shapes")
-        if not n.value:
-            return []
-        arr = (ctypes.c_char_p * n.value)()
-        st = lib.nns_model_shape_mismatches(self.ptr, arr, n.value,
-                                            ctypes.byref(n), ctypes.byref(err))
+        # (locked: a shared model may be analysed on another thread)
+        with self._lock:
+            st = lib.nns_model_shape_mismatches(self.ptr, None, 0,
+                                                ctypes.byref(n),
+                                                ctypes.byref(err))
+            _api.check(st, err, "checking the recorded shapes")
+            if not n.value:
+                return []
+            arr = (ctypes.c_char_p * n.value)()
+            st = lib.nns_model_shape_mismatches(self.ptr, arr, n.value,
+                                                ctypes.byref(n),
+                                                ctypes.byref(err))
         _api.check(st, err, "checking the recorded shapes")
         return [_api.py_name(v.decode("utf-8", "surrogateescape"))
                 for v in arr[:n.value]]
@@ -583,8 +602,7 @@ class Summary:
         (summary_memo.py) stays for the others."""
         if self.analysis is not None:  # None: read from a saved document
             self.analysis.close()
-            if not self.analysis.model.shared:
-                self.analysis.model.close()
+            self.analysis.model.close_unshared()
 
     @property
     def closed(self):

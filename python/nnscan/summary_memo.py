@@ -25,12 +25,17 @@ number is one a recording gives, and a forward whose recording differs
 from one call to the next (it reads something the state does not hold)
 is never built so (bench/same_summary.py's --warm compares every report
 byte for byte). A model's first summary reads no state (`again`): one
-summarised once pays no state, only its recording's note (`_FIRST`). Its
+summarised once pays no state, only its recording's note (`_FIRST`:
+what it made and the native model it built). Its
 second reads the state, records and compares with the first's: the
 same, it is kept as verified (a recording of the state it read, and two
 recordings that made the same; a model changed in between makes another
 graph), and the third is built; else the second and third are compared,
-and the fourth is built. The state's walk and signatures serve
+and the fourth is built. A second whose recording packed what the
+first's packed and hands the masks the same contents over, call by
+call, builds nothing either: it reads the model the first built
+(`earlier`, torch_api.built), shared, unless the first summary closed
+it. The state's walk and signatures serve
 the recordings (layer_groups.seeded), so those pay little more than
 reading and copying the tracked contents.
 
@@ -47,7 +52,7 @@ generation step, a parallel plan). One entry a model, for the latest
 _MAX models of the process; an entry holds a weak reference to its
 model, a copy of its tracked tensors' contents and what its recording
 made (once two made the same, the native model the second built), not
-the model.
+the model; a first summary's note, the native model it built too.
 """
 import operator
 import os
@@ -329,19 +334,67 @@ class _State:
         self.value, self.contents, self.seed = value, contents, seed
 
 
-class Logged:
-    """A report.Handle whose masks' contents handed over are noted (`log`:
-    the arguments of each set_value_data)."""
+class Log(list):
+    """set_value_data's arguments, call by call, as a masks' hand-over
+    made them, and what mask_inputs was asked and answered there
+    (`asked`: the tracked names, the positions; None where not asked)."""
+    asked = None
 
-    def __init__(self, handle, log):
-        self.handle, self.log = handle, log
+
+class Logged:
+    """A report.Handle whose masks' contents handed over are noted (`log`,
+    a Log). Dry (`answers`: an earlier Log's `asked`, for `earlier`): no
+    model, mask_inputs answered as it was for the earlier recording's
+    same graph after the same calls, and nothing set (`differs` where
+    the names asked differ)."""
+
+    def __init__(self, handle, log, answers=None, dry=False):
+        self.handle, self.log, self.answers, self.dry = \
+            handle, log, answers, dry
+        self.differs = False
 
     def mask_inputs(self, names):
-        return self.handle.mask_inputs(names)
+        if self.dry:
+            asked = self.answers
+            if asked is None or tuple(names) != asked[0]:
+                self.differs = True
+                return []
+            self.log.asked = asked
+            return list(asked[1])
+        got = self.handle.mask_inputs(names)
+        self.log.asked = (tuple(names), tuple(got))
+        return got
 
     def set_value_data(self, *args):
         self.log.append(args)
-        self.handle.set_value_data(*args)
+        if not self.dry:
+            self.handle.set_value_data(*args)
+
+
+def earlier(model, now):
+    """(packed parts, masks' hand-over Log, the model they built) of the
+    first summary of `model`, for its second (`now`: a state read, and
+    no entry kept), which reads that model where its recording packed
+    the same parts and hands the same over call by call (torch_api.built;
+    `same_calls`). None for any other summary."""
+    if now is None or now.value is None:
+        return None
+    got = _FIRST.get(id(model))
+    if got is None or got[0]() is not model:
+        return None
+    return got[1][0], got[1][1], got[2]
+
+
+def same_calls(a, b):
+    """Whether two hand-over Logs made the same calls, in order: the same
+    names, dtype, sizes and bytes each. With the same graph, the same
+    calls leave the same model (mask_inputs' answer, which reads the
+    contents given before it, the same too)."""
+    return len(a) == len(b) and all(
+        list(x[0]) == list(y[0]) and x[1] == y[1] and
+        list(x[2]) == list(y[2]) and
+        memoryview(x[3]).cast("B") == memoryview(y[3]).cast("B")
+        for x, y in zip(a, b))
 
 
 def seen(model, now, rec, handle, built, entry):
@@ -365,7 +418,7 @@ def seen(model, now, rec, handle, built, entry):
         None),)
     key = id(model)
     if now.value is None:
-        _note_first(model, key, made)
+        _note_first(model, key, made, handle)
         return
     for c in now.contents:
         c.freeze()
@@ -393,10 +446,11 @@ def seen(model, now, rec, handle, built, entry):
     give_back(model, (ref, now, made, same))
 
 
-def _note_first(model, key, made):
-    """Keeps what a model's first summary made, for its second; not where
-    the masks' contents handed over pass _CONTENTS_MAX bytes (a model
-    summarised once holds no long sequence's masks)."""
+def _note_first(model, key, made, handle):
+    """Keeps what a model's first summary made and the model it built
+    (`handle`), for its second (`earlier`); not where the masks' contents
+    handed over pass _CONTENTS_MAX bytes (a model summarised once holds
+    no long sequence's masks)."""
     if sum(memoryview(data).nbytes for _, _, _, data in made[1]) > \
             _CONTENTS_MAX:
         return
@@ -405,7 +459,8 @@ def _note_first(model, key, made):
         if _FIRST.get(key, (None,))[0] is ref:
             _FIRST.pop(key, None)
     try:
-        latest.put(_FIRST, key, (weakref.ref(model, gone), made), _MAX)
+        latest.put(_FIRST, key, (weakref.ref(model, gone), made, handle),
+                   _MAX)
     except TypeError:  # a class whose slots hold no weak reference
         pass
 

@@ -181,7 +181,7 @@ def analyze_module(module, args=(), kwargs=None, method="record",
                 if now is not None:
                     now.seed = None  # (its walk holds the modules)
                 made = [] if now is not None else None
-                handle = built(rec, made)
+                handle = built(rec, made, summary_memo.earlier(module, now))
                 if now is not None:
                     summary_memo.seen(module, now, rec, handle, made, kept)
             for path, macs in rec.stack.custom.items():
@@ -210,22 +210,36 @@ class ShapeMismatch(UserWarning):
     """The library inferred another shape than PyTorch recorded."""
 
 
-def built(rec, keep=None):
+def built(rec, keep=None, earlier=None):
     """The recording's graph built and inferred, its shapes checked against
     PyTorch's and the masks its attention counts read handed over: a
     report.Handle to analyze. keep: a list, given what summary_memo.py
-    keeps (the packed graph's parts, each set_value_data's arguments)."""
+    keeps (the packed graph's parts, the hand-over's summary_memo.Log).
+    earlier: (parts, Log, model) of the model's first recording
+    (summary_memo.earlier): where this one packed the same parts and
+    hands the same over, call by call, that model is what this one
+    would build, and is this one's, shared: no build, inference nor
+    hand-over."""
     from .graph import build_packed
+    from .summary_memo import Log, Logged, same_calls
     rec.graph.observed = rec.builder.shape_of  # for check_shapes
     parts = rec.graph.pack_parts()
+    if earlier is not None and not rec.stack.custom and parts == earlier[0]:
+        log = Log()
+        dry = Logged(None, log, earlier[1].asked, dry=True)
+        masks.hand_over(dry, rec)
+        if not dry.differs and same_calls(log, earlier[1]) and \
+                earlier[2].share():
+            check_shapes(earlier[2], rec)
+            keep += (parts, log)
+            return earlier[2]
     handle = build_packed(parts)
     handle.infer(fallback_declared=True)
     check_shapes(handle, rec)
     if keep is None:
         masks.hand_over(handle, rec)
     else:
-        from .summary_memo import Logged
-        log = []
+        log = Log()
         masks.hand_over(Logged(handle, log), rec)
         keep += (parts, log)
     return handle

@@ -582,3 +582,108 @@ def test_a_wrong_model_is_said_so_as_before():
     from nnscan import torch_api
     with pytest.raises(TypeError, match="torch.nn.Module"):
         torch_api.analyze_module(3, (X,))
+
+
+class MaskedAttention(nn.Module):
+    """One head of attention whose keys are masked by a boolean input:
+    the mask's contents are handed over, not packed."""
+
+    def __init__(self, d=8):
+        super().__init__()
+        self.qkv = nn.Linear(d, 3 * d)
+
+    def forward(self, x, keep):
+        q, k, v = self.qkv(x).chunk(3, -1)
+        s = (q @ k.transpose(-1, -2)).masked_fill(~keep[:, None, :],
+                                                 float("-inf"))
+        return torch.softmax(s, -1) @ v
+
+
+def test_a_second_summary_making_what_the_first_made_reads_its_model(
+        recordings):
+    """A model's second summary records; where its recording packs what
+    the first's packed and hands the same masks over, it reads the model
+    the first built (torch_api.built's `earlier`), shared, and reports
+    what a fresh model's first summary reports. Closing the first leaves
+    it."""
+    model, fresh = Net().eval(), Net().eval()
+    a = nnscan.summary(model, inputs=X, file=False)
+    b = nnscan.summary(model, inputs=X, file=False)
+    assert b.analysis.model is a.analysis.model and b.analysis.model.shared
+    want = nnscan.summary(fresh, inputs=X, file=False)
+    assert b.to_json(version=2) == want.to_json(version=2)
+    assert b.to_text() == want.to_text() == a.to_text()
+    a.close()
+    assert a.closed and not b.closed and b.to_text() == want.to_text()
+    # the third is built from it
+    assert not _recorded(model, X, recordings)
+
+    # masks: the same contents, the first's model; other contents (the
+    # same graph), a model of its own, and its own counts
+    x = torch.randn(1, 6, 8)
+    every = torch.ones(1, 6, dtype=torch.bool)
+    half = every.clone()
+    half[:, 3:] = False
+    masked = MaskedAttention().eval()
+    a = nnscan.summary(masked, inputs=(x, every), file=False)
+    b = nnscan.summary(masked, inputs=(x, every), file=False)
+    assert b.analysis.model is a.analysis.model
+    other = MaskedAttention().eval()
+    a = nnscan.summary(other, inputs=(x, every), file=False)
+    b = nnscan.summary(other, inputs=(x, half), file=False)
+    assert b.analysis.model is not a.analysis.model
+    want = nnscan.summary(MaskedAttention().eval(), inputs=(x, half),
+                          file=False)
+    assert b.to_json(version=2) == want.to_json(version=2)
+    # half the keys masked
+    assert b.totals["macs_unmasked"] < a.totals["macs_unmasked"]
+
+
+def test_a_first_summary_closed_leaves_its_second_a_model_of_its_own(
+        recordings):
+    model = Net().eval()
+    with nnscan.summary(model, inputs=X, file=False) as first:
+        text = first.to_text()
+    assert first.closed and first.analysis.model.closed
+    second = nnscan.summary(model, inputs=X, file=False)
+    assert second.analysis.model is not first.analysis.model
+    assert second.to_text() == text
+
+
+def test_a_second_summary_reads_the_first_ones_model_whatever_it_analysed(
+        recordings):
+    """The model a first summary with a roofline or another compute dtype
+    built gives a second summary with other options its own analysis:
+    the same report as a fresh model's."""
+    for first, second in (({"hardware": "h100-sxm"}, {}),
+                          ({"compute_dtype": "bf16"}, {}),
+                          ({}, {"hardware": "h100-sxm"})):
+        model = Net().eval()
+        a = nnscan.summary(model, inputs=X, file=False, **first)
+        b = nnscan.summary(model, inputs=X, file=False, **second)
+        assert b.analysis.model is a.analysis.model
+        want = nnscan.summary(Net().eval(), inputs=X, file=False, **second)
+        assert b.to_json(version=2) == want.to_json(version=2)
+        assert b.to_text() == want.to_text()
+
+
+def test_a_first_summary_read_on_a_thread_while_its_model_is_shared(
+        recordings):
+    """One thread reads (and then closes) a model's first summary while
+    another makes its second and later ones, which share the model the
+    first built: every report whole, no model closed under a reader."""
+    for _ in range(5):
+        model = Net().eval()
+        first = nnscan.summary(model, inputs=X, file=False)
+        want = first.to_text()
+        got = []
+
+        def work(k):
+            if k == 0:
+                got.extend(first.to_text() for _ in range(10))
+                first.close()
+            else:
+                got.extend(nnscan.summary(model, inputs=X, file=False)
+                           .to_text() for _ in range(5))
+        errors = in_threads(work)
+        assert not errors and got == [want] * 15
