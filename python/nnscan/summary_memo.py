@@ -32,10 +32,10 @@ same, it is kept as verified (a recording of the state it read, and two
 recordings that made the same; a model changed in between makes another
 graph), and the third is built; else the second and third are compared,
 and the fourth is built. A second whose recording packed what the
-first's packed and hands the masks the same contents over, call by
-call, builds nothing either: it reads the model the first built
-(`earlier`, torch_api.built), shared, unless the first summary closed
-it. The state's walk and signatures serve
+first's packed and hands the masks the same contents over
+(`same_hand_over`) builds nothing either: it reads the model the first
+built (`earlier`, torch_api.built), shared, unless the first summary
+closed it. The state's walk and signatures serve
 the recordings (layer_groups.seeded), so those pay little more than
 reading and copying the tracked contents.
 
@@ -337,16 +337,18 @@ class _State:
 class Log(list):
     """set_value_data's arguments, call by call, as a masks' hand-over
     made them, and what mask_inputs was asked and answered there
-    (`asked`: the tracked names, the positions; None where not asked)."""
+    (`asked`: the tracked names, the positions, and how many calls came
+    before it: the fills; None where not asked)."""
     asked = None
 
 
 class Logged:
     """A report.Handle whose masks' contents handed over are noted (`log`,
     a Log). Dry (`answers`: an earlier Log's `asked`, for `earlier`): no
-    model, mask_inputs answered as it was for the earlier recording's
-    same graph after the same calls, and nothing set (`differs` where
-    the names asked differ)."""
+    model, mask_inputs answered as it was for the earlier recording
+    (right where the graph and the fills given before it are the same:
+    `same_hand_over`), nothing set; `differs` where the names asked
+    differ."""
 
     def __init__(self, handle, log, answers=None, dry=False):
         self.handle, self.log, self.answers, self.dry = \
@@ -359,11 +361,11 @@ class Logged:
             if asked is None or tuple(names) != asked[0]:
                 self.differs = True
                 return []
-            self.log.asked = asked
-            return list(asked[1])
-        got = self.handle.mask_inputs(names)
-        self.log.asked = (tuple(names), tuple(got))
-        return got
+            got = asked[1]
+        else:
+            got = tuple(self.handle.mask_inputs(names))
+        self.log.asked = (tuple(names), got, len(self.log))
+        return list(got)
 
     def set_value_data(self, *args):
         self.log.append(args)
@@ -375,8 +377,8 @@ def earlier(model, now):
     """(packed parts, masks' hand-over Log, the model they built) of the
     first summary of `model`, for its second (`now`: a state read, and
     no entry kept), which reads that model where its recording packed
-    the same parts and hands the same over call by call (torch_api.built;
-    `same_calls`). None for any other summary."""
+    the same parts and hands the same over (torch_api.built;
+    `same_hand_over`). None for any other summary."""
     if now is None or now.value is None:
         return None
     got = _FIRST.get(id(model))
@@ -385,16 +387,15 @@ def earlier(model, now):
     return got[1][0], got[1][1], got[2]
 
 
-def same_calls(a, b):
-    """Whether two hand-over Logs made the same calls, in order: the same
-    names, dtype, sizes and bytes each. With the same graph, the same
-    calls leave the same model (mask_inputs' answer, which reads the
-    contents given before it, the same too)."""
-    return len(a) == len(b) and all(
-        list(x[0]) == list(y[0]) and x[1] == y[1] and
-        list(x[2]) == list(y[2]) and
-        memoryview(x[3]).cast("B") == memoryview(y[3]).cast("B")
-        for x, y in zip(a, b))
+def same_hand_over(a, b):
+    """Whether two hand-over Logs of one graph leave the same in a model:
+    the same contents given before mask_inputs was asked (the fills,
+    which its answer reads) and in all (_handed: whichever names shared
+    a call). A dry Log (`Logged`) whose fills are an earlier one's got
+    the answer a model would have given it."""
+    fa = a.asked[2] if a.asked is not None else len(a)
+    fb = b.asked[2] if b.asked is not None else len(b)
+    return _handed(a[:fa]) == _handed(b[:fb]) and _handed(a) == _handed(b)
 
 
 def seen(model, now, rec, handle, built, entry):

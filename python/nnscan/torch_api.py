@@ -217,18 +217,18 @@ def built(rec, keep=None, earlier=None):
     keeps (the packed graph's parts, the hand-over's summary_memo.Log).
     earlier: (parts, Log, model) of the model's first recording
     (summary_memo.earlier): where this one packed the same parts and
-    hands the same over, call by call, that model is what this one
-    would build, and is this one's, shared: no build, inference nor
-    hand-over."""
+    hands the same over (summary_memo.same_hand_over), that model is
+    what this one would build, and is this one's, shared: no build,
+    inference nor hand-over."""
     from .graph import build_packed
-    from .summary_memo import Log, Logged, same_calls
+    from .summary_memo import Log, Logged, same_hand_over
     rec.graph.observed = rec.builder.shape_of  # for check_shapes
     parts = rec.graph.pack_parts()
     if earlier is not None and not rec.stack.custom and parts == earlier[0]:
         log = Log()
         dry = Logged(None, log, earlier[1].asked, dry=True)
         masks.hand_over(dry, rec)
-        if not dry.differs and same_calls(log, earlier[1]) and \
+        if not dry.differs and same_hand_over(log, earlier[1]) and \
                 earlier[2].share():
             check_shapes(earlier[2], rec)
             keep += (parts, log)
