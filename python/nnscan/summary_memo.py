@@ -424,6 +424,7 @@ def seen(model, now, rec, handle, built, entry):
     for c in now.contents:
         c.freeze()
     now.contents = ()
+    built_alike = False
     if entry is None:
         # a second summary: its first's recording, made of the model as
         # it was then (a model changed since makes another graph); the
@@ -431,7 +432,11 @@ def seen(model, now, rec, handle, built, entry):
         first = _FIRST.pop(key, None)
         if first is not None and first[0]() is model:
             entry = (None, None, first[1], False)
-    same = entry is not None and not entry[3] and _same(entry[2], made)
+            # the first's model read (torch_api.built): its parts and
+            # hand-over compared there already
+            built_alike = first[2] is handle
+    same = entry is not None and not entry[3] and \
+        _same(entry[2], made, built_alike)
     if same:  # the model this one built serves every later summary
         handle.share()
         made = (handle, made[2])
@@ -482,10 +487,12 @@ def _handed(log):
     return out
 
 
-def _same(a, b):
-    """Whether two recordings' `made` give the same report."""
+def _same(a, b, built_alike=False):
+    """Whether two recordings' `made` give the same report (built_alike:
+    their packed parts and masks' contents known to be the same)."""
     (pa, la, ra), (pb, lb, rb) = a, b
-    if pa != pb or ra.device != rb.device or _handed(la) != _handed(lb):
+    if ra.device != rb.device or not built_alike and (
+            pa != pb or _handed(la) != _handed(lb)):
         return False
     ga, gb = ra.graph, rb.graph
     return (ga.node_source == gb.node_source and
