@@ -21,20 +21,27 @@ class LibraryNotFound(OSError):
 
 def candidates():
     """The places libnnscan is looked for, in order."""
-    out = []
+    return list(_places())
+
+
+def _places():
+    """candidates(), one at a time: the system's is looked for only once
+    the ones before it failed (ctypes.util.find_library runs ldconfig,
+    or a compiler where there is none: 11 to 15 ms of every process's
+    `import nnscan` when NNSCAN_LIBRARY or the bundled copy loads, as
+    they do for every install; bench/first_summary.py)."""
     env = os.environ.get("NNSCAN_LIBRARY")
     if env:
-        out.append(("NNSCAN_LIBRARY", env))
+        yield ("NNSCAN_LIBRARY", env)
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib")
     for name in ("libnnscan.so", "libnnscan.dylib", "nnscan.dll"):
         path = os.path.join(here, name)
         if os.path.exists(path):
-            out.append(("bundled", path))
+            yield ("bundled", path)
     found = ctypes.util.find_library("nnscan")
     if found:
-        out.append(("system", found))
-    out.append(("system", "libnnscan.so.0"))
-    return out
+        yield ("system", found)
+    yield ("system", "libnnscan.so.0")
 
 
 def load():
@@ -46,7 +53,7 @@ def load():
         if _lib is not None:
             return _lib
         errors = []
-        for where, path in candidates():
+        for where, path in _places():
             try:
                 lib = ctypes.CDLL(path)
             except OSError as e:

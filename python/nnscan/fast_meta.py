@@ -35,10 +35,6 @@ from .meta_nn import (
     plain_softmax_meta, softmax_backward_meta, mean_meta, vector_norm_meta,
     cumsum_meta, mm_meta, bmm_meta, addmm_meta, convolution_meta,
     weight_norm_meta)
-from .meta_shape import (
-    cat_meta, stack_meta, roll_meta, index_meta, embedding_meta, tril_meta,
-    slice_backward_meta, arange_kw_meta, like_kw_meta, factory_kw_meta,
-    new_factory_kw_meta, scalar_tensor_kw_meta, clone_kw_meta)
 
 
 _aten = torch.ops.aten
@@ -52,117 +48,142 @@ FAST_META = {_aten.native_batch_norm.default: batch_norm_meta,
              # a Python decomposition on 1.13 too (about 280 us a call)
              _aten.native_layer_norm.default: layer_norm_meta}
 
-# Answered on PyTorch 2.x only (see the module doc); the tests check them
-# against PyTorch's kernels on every version.
-KERNELS_2X = {
-    _aten.native_layer_norm.default: layer_norm_strided_meta,
-    _aten.mul.Tensor: arith_meta,
-    _aten.add.Tensor: arith_meta,
-    _aten.sub.Tensor: arith_meta,
-    _aten.mul.Scalar: numbers_meta,
-    _aten.add.Scalar: numbers_meta,
-    _aten.pow.Tensor_Scalar: numbers_meta,
-    _aten.neg.default: unary_meta,
-    _aten.rsqrt.default: unary_meta,
-    _aten.where.self: where_meta,
-    _aten.tril.default: tril_meta,
-    _aten.triu.default: tril_meta,
-    _aten.mean.dim: mean_meta,
-    _aten.sum.dim_IntList: mean_meta,
-    _aten.div.Tensor: binary_meta,
-    _aten.div.Scalar: numbers_meta,
-    _aten._softmax_backward_data.default: softmax_backward_meta,
-    _aten.slice_backward.default: slice_backward_meta,
-    _aten.cat.default: cat_meta,
-    _aten.addmm.default: addmm_meta,
-    _aten.mm.default: mm_meta,
-    _aten.bmm.default: bmm_meta,
-    _aten.gelu.default: unary_meta,
-    _aten.tanh.default: unary_meta,
-    _aten.silu.default: unary_meta,
-    _aten.clone.default: clone_meta,
-    _aten.relu.default: unary_meta,
-    _aten.sigmoid.default: unary_meta,
-    _aten.relu_.default: elementwise_inplace_meta,
-    _aten.silu_.default: elementwise_inplace_meta,
-    _aten.sigmoid_.default: elementwise_inplace_meta,
-    _aten.hardtanh.default: hardtanh_meta,
-    _aten.hardtanh_.default: hardtanh_inplace_meta,
-    _aten.convolution.default: convolution_meta,
-    _aten.roll.default: roll_meta,
-    _aten.masked_fill.Scalar: masked_fill_meta,
-    _aten.cos.default: unary_meta,
-    _aten.sin.default: unary_meta,
-    _aten.exp.default: unary_meta,
-    _aten.log.default: unary_meta,
-    _aten.sqrt.default: unary_meta,
-    _aten.reciprocal.default: unary_meta,
-    _aten.erf.default: unary_meta,
-    _aten.log1p.default: unary_meta,
-    _aten.abs.default: unary_meta,
-    _aten.lt.Tensor: compare_meta,
-    _aten.lt.Scalar: compare_meta,
-    _aten.le.Tensor: compare_meta,
-    _aten.le.Scalar: compare_meta,
-    _aten.gt.Tensor: compare_meta,
-    _aten.gt.Scalar: compare_meta,
-    _aten.ge.Tensor: compare_meta,
-    _aten.ge.Scalar: compare_meta,
-    _aten.eq.Tensor: compare_meta,
-    _aten.eq.Scalar: compare_meta,
-    _aten.ne.Tensor: compare_meta,
-    _aten.ne.Scalar: compare_meta,
-}
-KERNELS_2X.update({
-    _aten.clamp.default: numbers_meta,
-    _aten.clamp_min.default: numbers_meta,
-    _aten.clamp_max.default: numbers_meta,
-    _aten.softplus.default: softplus_meta,
-    _aten.rsub.Scalar: numbers_meta,
-    _aten.maximum.default: minmax_meta,
-    _aten.minimum.default: minmax_meta,
-    _aten._softmax.default: plain_softmax_meta,
-    _aten.linalg_vector_norm.default: vector_norm_meta,
-    _aten.index.Tensor: index_meta,
-    _aten.embedding.default: embedding_meta,
-    _aten.native_group_norm.default: group_norm_meta,
-    _aten.cumsum.default: cumsum_meta,
-    _aten.stack.default: stack_meta,
-    _aten.bitwise_and.Tensor: bitwise_meta,
-    _aten.bitwise_or.Tensor: bitwise_meta,
-    _aten.bitwise_xor.Tensor: bitwise_meta,
-    _aten._weight_norm_interface.default: weight_norm_meta,
-    _aten.add_.Tensor: inplace_binary_meta,
-    _aten.sub_.Tensor: inplace_binary_meta,
-    _aten.mul_.Tensor: inplace_binary_meta,
-    _aten.div_.Tensor: inplace_binary_meta,
-})
 
-# aten op -> a kernel of (args, kwargs) for calls with keyword arguments,
-# which the tables above are never asked (PyTorch 2.x only)
-KWARGS_2X = {
-    _aten.gelu.default: gelu_kw_meta,
-    _aten.arange.default: arange_kw_meta,
-    _aten.arange.start: arange_kw_meta,
-    _aten.arange.start_step: arange_kw_meta,
-    _aten.zeros_like.default: like_kw_meta,
-    _aten.ones_like.default: like_kw_meta,
-    _aten.ones.default: factory_kw_meta,
-    _aten.zeros.default: factory_kw_meta,
-    _aten.empty.memory_format: factory_kw_meta,
-    _aten.new_ones.default: new_factory_kw_meta,
-    _aten.new_zeros.default: new_factory_kw_meta,
-    _aten.new_empty.default: new_factory_kw_meta,
-    _aten.scalar_tensor.default: scalar_tensor_kw_meta,
-    _aten.clone.default: clone_kw_meta,
-}
+def _tables_2x():
+    """(KERNELS_2X, KWARGS_2X), the kernels answered on PyTorch 2.x
+    only (see the module doc). Made at import on 2.x; on 1.13 when a
+    test first reads them (the tests check them against PyTorch's
+    kernels on every version): their 85 op overloads and meta_shape
+    are 2 to 3 ms of a 1.13 process's first summary that it never uses."""
+    from .meta_shape import (
+        cat_meta, stack_meta, roll_meta, index_meta, embedding_meta, tril_meta,
+        slice_backward_meta, arange_kw_meta, like_kw_meta, factory_kw_meta,
+        new_factory_kw_meta, scalar_tensor_kw_meta, clone_kw_meta)
+    kernels = {
+        _aten.native_layer_norm.default: layer_norm_strided_meta,
+        _aten.mul.Tensor: arith_meta,
+        _aten.add.Tensor: arith_meta,
+        _aten.sub.Tensor: arith_meta,
+        _aten.mul.Scalar: numbers_meta,
+        _aten.add.Scalar: numbers_meta,
+        _aten.pow.Tensor_Scalar: numbers_meta,
+        _aten.neg.default: unary_meta,
+        _aten.rsqrt.default: unary_meta,
+        _aten.where.self: where_meta,
+        _aten.tril.default: tril_meta,
+        _aten.triu.default: tril_meta,
+        _aten.mean.dim: mean_meta,
+        _aten.sum.dim_IntList: mean_meta,
+        _aten.div.Tensor: binary_meta,
+        _aten.div.Scalar: numbers_meta,
+        _aten._softmax_backward_data.default: softmax_backward_meta,
+        _aten.slice_backward.default: slice_backward_meta,
+        _aten.cat.default: cat_meta,
+        _aten.addmm.default: addmm_meta,
+        _aten.mm.default: mm_meta,
+        _aten.bmm.default: bmm_meta,
+        _aten.gelu.default: unary_meta,
+        _aten.tanh.default: unary_meta,
+        _aten.silu.default: unary_meta,
+        _aten.clone.default: clone_meta,
+        _aten.relu.default: unary_meta,
+        _aten.sigmoid.default: unary_meta,
+        _aten.relu_.default: elementwise_inplace_meta,
+        _aten.silu_.default: elementwise_inplace_meta,
+        _aten.sigmoid_.default: elementwise_inplace_meta,
+        _aten.hardtanh.default: hardtanh_meta,
+        _aten.hardtanh_.default: hardtanh_inplace_meta,
+        _aten.convolution.default: convolution_meta,
+        _aten.roll.default: roll_meta,
+        _aten.masked_fill.Scalar: masked_fill_meta,
+        _aten.cos.default: unary_meta,
+        _aten.sin.default: unary_meta,
+        _aten.exp.default: unary_meta,
+        _aten.log.default: unary_meta,
+        _aten.sqrt.default: unary_meta,
+        _aten.reciprocal.default: unary_meta,
+        _aten.erf.default: unary_meta,
+        _aten.log1p.default: unary_meta,
+        _aten.abs.default: unary_meta,
+        _aten.lt.Tensor: compare_meta,
+        _aten.lt.Scalar: compare_meta,
+        _aten.le.Tensor: compare_meta,
+        _aten.le.Scalar: compare_meta,
+        _aten.gt.Tensor: compare_meta,
+        _aten.gt.Scalar: compare_meta,
+        _aten.ge.Tensor: compare_meta,
+        _aten.ge.Scalar: compare_meta,
+        _aten.eq.Tensor: compare_meta,
+        _aten.eq.Scalar: compare_meta,
+        _aten.ne.Tensor: compare_meta,
+        _aten.ne.Scalar: compare_meta,
+    }
+    kernels.update({
+        _aten.clamp.default: numbers_meta,
+        _aten.clamp_min.default: numbers_meta,
+        _aten.clamp_max.default: numbers_meta,
+        _aten.softplus.default: softplus_meta,
+        _aten.rsub.Scalar: numbers_meta,
+        _aten.maximum.default: minmax_meta,
+        _aten.minimum.default: minmax_meta,
+        _aten._softmax.default: plain_softmax_meta,
+        _aten.linalg_vector_norm.default: vector_norm_meta,
+        _aten.index.Tensor: index_meta,
+        _aten.embedding.default: embedding_meta,
+        _aten.native_group_norm.default: group_norm_meta,
+        _aten.cumsum.default: cumsum_meta,
+        _aten.stack.default: stack_meta,
+        _aten.bitwise_and.Tensor: bitwise_meta,
+        _aten.bitwise_or.Tensor: bitwise_meta,
+        _aten.bitwise_xor.Tensor: bitwise_meta,
+        _aten._weight_norm_interface.default: weight_norm_meta,
+        _aten.add_.Tensor: inplace_binary_meta,
+        _aten.sub_.Tensor: inplace_binary_meta,
+        _aten.mul_.Tensor: inplace_binary_meta,
+        _aten.div_.Tensor: inplace_binary_meta,
+    })
+
+    # aten op -> a kernel of (args, kwargs) for calls with keyword arguments,
+    # which the tables above are never asked (PyTorch 2.x only)
+    with_kwargs = {
+        _aten.gelu.default: gelu_kw_meta,
+        _aten.arange.default: arange_kw_meta,
+        _aten.arange.start: arange_kw_meta,
+        _aten.arange.start_step: arange_kw_meta,
+        _aten.zeros_like.default: like_kw_meta,
+        _aten.ones_like.default: like_kw_meta,
+        _aten.ones.default: factory_kw_meta,
+        _aten.zeros.default: factory_kw_meta,
+        _aten.empty.memory_format: factory_kw_meta,
+        _aten.new_ones.default: new_factory_kw_meta,
+        _aten.new_zeros.default: new_factory_kw_meta,
+        _aten.new_empty.default: new_factory_kw_meta,
+        _aten.scalar_tensor.default: scalar_tensor_kw_meta,
+        _aten.clone.default: clone_kw_meta,
+    }
+    if hasattr(_aten, "_safe_softmax"):
+        kernels[_aten._safe_softmax.default] = softmax_meta
+    return kernels, with_kwargs
+
+
 FAST_META_KW = {}
-if hasattr(_aten, "_safe_softmax"):
-    KERNELS_2X[_aten._safe_softmax.default] = softmax_meta
-
 if int(torch.__version__.split(".")[0]) >= 2:
+    KERNELS_2X, KWARGS_2X = _tables_2x()
     FAST_META.update(KERNELS_2X)
     FAST_META_KW.update(KWARGS_2X)
+
+
+def __getattr__(name):
+    """KERNELS_2X and KWARGS_2X on PyTorch 1.13, made when first read, and
+    meta_shape's kernels (the tables' names for them, as the others')."""
+    if name in ("KERNELS_2X", "KWARGS_2X"):
+        tables = dict(zip(("KERNELS_2X", "KWARGS_2X"), _tables_2x()))
+        globals().update(tables)
+        return tables[name]
+    from . import meta_shape
+    if name.endswith("_meta") and hasattr(meta_shape, name):
+        return getattr(meta_shape, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def answer(func, args, kwargs):

@@ -182,6 +182,31 @@ def test_import_needs_no_torch(fixtures_dir):
                    check=True, env=env)
 
 
+def test_import_reads_only_what_it_uses():
+    # the library NNSCAN_LIBRARY names loads without searching the system's
+    # (ctypes.util.find_library runs ldconfig: most of an import's time),
+    # and the Inspector's modules are read when it is first used
+    code = (
+        "import sys, ctypes.util\n"
+        "def searched(name):\n"
+        "    raise AssertionError('find_library(%r) ran' % name)\n"
+        "ctypes.util.find_library = searched\n"
+        "import nnscan\n"
+        "assert nnscan.__version__, 'no library loaded'\n"
+        "assert 'nnscan.inspector' not in sys.modules\n"
+        "from nnscan import InspectorGadgets\n"
+        "assert nnscan.Inspector.__module__ == 'nnscan.inspector'\n"
+        "assert issubclass(InspectorGadgets, nnscan.Inspector)\n"
+        "from nnscan import _lib\n"
+        "ctypes.util.find_library = lambda name: None\n"
+        "assert _lib.candidates()[0] == ('NNSCAN_LIBRARY', "
+        "    __import__('os').environ['NNSCAN_LIBRARY'])\n"
+        "assert _lib.candidates()[-1] == ('system', 'libnnscan.so.0')\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(ROOT, "python")
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
 def _enum(prefix):
     text = re.sub(r"/\*.*?\*/", "", open(HEADER).read(), flags=re.S)
     out = {}
