@@ -153,8 +153,11 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     the roofline, as nnscan.analyze; `step` gives the library a recorded
     training step: a train.Shared runs on the recording's own forward, a
     callable (train.handover's) hands over a step it ran itself."""
-    from . import recorder, summary_memo, train
-    shared = step if isinstance(step, train.Shared) else None
+    from . import recorder, summary_memo
+    shared = None
+    if step is not None:  # (train.py: read by training summaries alone)
+        from . import train
+        shared = step if isinstance(step, train.Shared) else None
     kwargs = kwargs or {}
     name = name or type(module).__name__  # docs/cli.md, "Model names"
     if custom_ops and method != "record":
@@ -436,16 +439,20 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     else:
         step = plan = None
         rec_module = module
-        from . import parallel as par
         if parallel is not None or tp_plan is not None:
             if not training:
                 raise ValueError("parallel= and tp_plan= need training=True")
+            from . import parallel as par
             rec_module, plan = par.what_if(module, parallel or {}, tp_plan,
                                            budget)
         else:
             # inside a torch.distributed job: the rank's own sharding
-            found = par.live(module, budget) if "torch.distributed" in \
-                sys.modules else None
+            found = None
+            dist = sys.modules.get("torch.distributed")
+            if dist is not None and dist.is_available() and \
+                    dist.is_initialized():  # (parallel.py read then alone)
+                from . import parallel as par
+                found = par.live(module, budget)
             if found is not None:
                 rec_module, plan = found
                 plan = plan if training else None

@@ -207,6 +207,21 @@ def test_import_reads_only_what_it_uses():
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
 
 
+def test_a_plain_summary_reads_no_training_or_parallel_code():
+    pytest.importorskip("torch")
+    code = (
+        "import sys, torch, nnscan\n"
+        "m = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU())\n"
+        "s = nnscan.summary(m, inputs=torch.zeros(1, 3, 8, 8), file=False)\n"
+        "assert s.totals['params'] == 4 * 3 * 9 + 4\n"
+        "read = [m for m in ('nnscan.train', 'nnscan.parallel', "
+        "'nnscan.inspector', 'nnscan.step') if m in sys.modules]\n"
+        "assert not read, read\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(ROOT, "python")
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
 def _enum(prefix):
     text = re.sub(r"/\*.*?\*/", "", open(HEADER).read(), flags=re.S)
     out = {}
