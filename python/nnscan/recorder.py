@@ -1373,9 +1373,9 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
 
 # What PyTorch says when a forward on meta read a tensor's data (.item(),
 # nonzero, a boolean index, .tolist(), bool(t)), not another refusal
-_READ_WORDS = re.compile(r"data.dependent|nonzero|item\(\)|_local_scalar_dense|"
-                         r"tolist|data pointer|doesn't have storage",
-                         re.IGNORECASE)
+# (patterns compiled by `re` when first searched: an error's path alone)
+_READ_WORDS = (r"data.dependent|nonzero|item\(\)|_local_scalar_dense|"
+               r"tolist|data pointer|doesn't have storage")
 
 
 def _record_reading_floats(error, model, model_on_meta, args, kwargs,
@@ -1387,7 +1387,7 @@ def _record_reading_floats(error, model, model_on_meta, args, kwargs,
     records on meta. None when the first try failed otherwise, no float
     input is real, or the second try also reads what meta does not hold;
     and for a training step (step: its state is the first try's)."""
-    if step is not None or not _READ_WORDS.search(str(error)):
+    if step is not None or not re.search(_READ_WORDS, str(error), re.I):
         return None
     if not any(isinstance(t, torch.Tensor) and t.is_floating_point()
                and not t.is_meta for t in flatten((args, kwargs))):
@@ -1594,8 +1594,8 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
 # What PyTorch says when the meta device, not the forward, is the problem:
 # data asked of a meta tensor (.item(), .tolist(), .numpy(), `if t:`), a
 # meta tensor meeting a real one, no data to point at.
-_META_WORDS = re.compile(r"\bmeta\b|data.dependent|data pointer|"
-                         r"doesn't have storage", re.IGNORECASE)
+_META_WORDS = (r"\bmeta\b|data.dependent|data pointer|"
+               r"doesn't have storage")
 _RAISE_OPCODES = {dis.opmap[n] for n in ("RAISE_VARARGS", "RERAISE")
                   if n in dis.opmap}
 
@@ -1621,7 +1621,7 @@ def meta_caused(exc):
         elif op and isinstance(exc, NotImplementedError):
             return True
         elif isinstance(exc, (RuntimeError, TypeError)) \
-                and _META_WORDS.search(str(exc)):
+                and re.search(_META_WORDS, str(exc), re.I):
             return True
         elif not op and isinstance(exc, RuntimeError) \
                 and not _raised_by_python(exc):
