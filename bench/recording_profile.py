@@ -1056,18 +1056,25 @@ def plan_costs(name, runs):
     """What a process's first numbered summary of the model pays once per
     distinct call: the library asked how it lowers the call (tape._plan)
     and the key makers of the ops called twice (tape._maker), timed with
-    every kept plan, maker and compiled form dropped first; medians of
-    --runs such summaries."""
+    every kept plan, maker and compiled form dropped first; and the whole
+    summary so (numbered, cold), with them kept (numbered, warm) and
+    through the rules, in turns (process time). Each summary forgets the
+    kept recordings, templates and architectures first (as a model's
+    first summary has none: else the later ones are built, and ask no
+    plan); medians of --runs."""
+    import importlib
     import nnscan
     from nnscan import tape
     built = build_or_say(name)
     if built is None:
         return
     model, args, kwargs = built
+    inputs = args[0] if args else kwargs
     was = os.environ.get("NNSCAN_TAPE_NUMBERED")
-    os.environ["NNSCAN_TAPE_NUMBERED"] = "1"
     spent = collections.defaultdict(list)
+    whole = collections.defaultdict(list)
     originals = {f: getattr(tape, f) for f in ("_plan", "_maker")}
+    acc = {f: [0, 0.0] for f in originals}
 
     def timed(f):
         def run(*a):
@@ -1078,17 +1085,33 @@ def plan_costs(name, runs):
                 acc[f][0] += 1
                 acc[f][1] += time.perf_counter() - t
         return run
+
+    def summary(how):
+        for m in ("layer_groups", "module_replay", "replay", "summary_memo"):
+            importlib.import_module("nnscan." + m).forget()
+        if how == "cold":
+            for kept in ("_NUMBERING", "_MAKERS", "_FORM_CODE", "_FORMS"):
+                getattr(tape, kept).clear()
+        if how == "rules":
+            os.environ.pop("NNSCAN_TAPE_NUMBERED", None)
+        else:
+            os.environ["NNSCAN_TAPE_NUMBERED"] = "1"
+        for f in acc:
+            acc[f] = [0, 0.0]
+        t = time.process_time()
+        nnscan.summary(model, inputs=inputs, file=False)
+        whole[how].append(time.process_time() - t)
+        if how == "cold":
+            for f, (n, t) in acc.items():
+                spent[f].append((n, t))
     try:
         for f in originals:
             setattr(tape, f, timed(f))
+        summary("warm")  # (this process's first: its imports)
+        whole.clear()
         for _ in range(runs):
-            for kept in ("_NUMBERING", "_MAKERS", "_FORM_CODE"):
-                getattr(tape, kept).clear()
-            acc = {f: [0, 0.0] for f in originals}
-            nnscan.summary(model, inputs=args[0] if args else kwargs,
-                           file=False)
-            for f, (n, t) in acc.items():
-                spent[f].append((n, t))
+            for how in ("rules", "cold", "warm"):
+                summary(how)
     finally:
         for f, fn in originals.items():
             setattr(tape, f, fn)
@@ -1103,8 +1126,10 @@ def plan_costs(name, runs):
         t = med(t for _, t in spent[f])
         parts.append(f"{n} {what} {t * 1e3:.2f} ms"
                      f" ({t / max(n, 1) * 1e6:.1f} us each)")
+    sums = ", ".join(f"{how} {med(whole[how]) * 1e3:.1f}"
+                     for how in ("rules", "cold", "warm"))
     print(f"{name}: a first summary's " + ", ".join(parts) +
-          f" (medians of {runs})")
+          f"; the summary: {sums} ms (medians of {runs})")
 
 
 def hand_over_parts(name, runs):
