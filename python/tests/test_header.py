@@ -171,15 +171,18 @@ def test_abi_version_checked(monkeypatch):
         _api.lib()
 
 
+def _run_python(code, *args):
+    """Runs `code` in a fresh interpreter with this checkout's package."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(ROOT, "python")
+    subprocess.run([sys.executable, "-c", code, *args], check=True, env=env)
+
+
 def test_import_needs_no_torch(fixtures_dir):
     code = ("import sys, nnscan; s = nnscan.analyze(sys.argv[1]); "
             "assert s.totals['params'] > 0; "
             "assert 'torch' not in sys.modules, 'torch imported'")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(ROOT, "python")
-    subprocess.run([sys.executable, "-c", code,
-                    os.path.join(fixtures_dir, "resnet18_op17_nofold.onnx")],
-                   check=True, env=env)
+    _run_python(code, os.path.join(fixtures_dir, "resnet18_op17_nofold.onnx"))
 
 
 def test_import_reads_only_what_it_uses():
@@ -202,9 +205,7 @@ def test_import_reads_only_what_it_uses():
         "assert _lib.candidates()[0] == ('NNSCAN_LIBRARY', "
         "    __import__('os').environ['NNSCAN_LIBRARY'])\n"
         "assert _lib.candidates()[-1] == ('system', 'libnnscan.so.0')\n")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(ROOT, "python")
-    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    _run_python(code)
 
 
 def test_a_plain_summary_reads_no_training_or_parallel_code():
@@ -217,9 +218,7 @@ def test_a_plain_summary_reads_no_training_or_parallel_code():
         "read = [m for m in ('nnscan.train', 'nnscan.parallel', "
         "'nnscan.inspector', 'nnscan.step') if m in sys.modules]\n"
         "assert not read, read\n")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(ROOT, "python")
-    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    _run_python(code)
 
 
 def _enum(prefix):
