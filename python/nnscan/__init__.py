@@ -60,6 +60,6 @@ def __getattr__(name):
 _TORCH_API = ("summary", "crawl_module", "profile", "clever_format",
               "LayersInfo", "TorchSummary")
 _GENERATE_API = ("profile_generate", "GenerateProfile")
-_STEP_API = ("StepMeter",)
-_INSPECTOR_API = ("Inspector", "InspectorGadgets")  # step.py: MFU per training step
+_STEP_API = ("StepMeter",)  # step.py: MFU per training step
+_INSPECTOR_API = ("Inspector", "InspectorGadgets")
 __all__ += list(_TORCH_API) + list(_GENERATE_API) + list(_STEP_API)

@@ -180,9 +180,10 @@ def __getattr__(name):
         tables = dict(zip(("KERNELS_2X", "KWARGS_2X"), _tables_2x()))
         globals().update(tables)
         return tables[name]
-    from . import meta_shape
-    if name.endswith("_meta") and hasattr(meta_shape, name):
-        return getattr(meta_shape, name)
+    if name.endswith("_meta"):  # (not __path__, which `import` asks)
+        from . import meta_shape
+        if hasattr(meta_shape, name):
+            return getattr(meta_shape, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
