@@ -57,6 +57,12 @@ def __getattr__(name):
     raise AttributeError(f"module 'nnscan' has no attribute {name!r}")
 
 
+def __dir__():
+    # the names read when first used (__getattr__) are the package's too:
+    # dir() and completion list them before their modules are read
+    return sorted(set(globals()) | set(__all__))
+
+
 _TORCH_API = ("summary", "crawl_module", "profile", "clever_format",
               "LayersInfo", "TorchSummary")
 _GENERATE_API = ("profile_generate", "GenerateProfile")

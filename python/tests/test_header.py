@@ -197,6 +197,8 @@ def test_import_reads_only_what_it_uses():
         "import nnscan\n"
         "assert nnscan.__version__, 'no library loaded'\n"
         "assert 'nnscan.inspector' not in sys.modules\n"
+        "assert {'Inspector', 'summary', 'StepMeter'} <= set(dir(nnscan))\n"
+        "assert 'nnscan.inspector' not in sys.modules\n"
         "from nnscan import InspectorGadgets\n"
         "assert nnscan.Inspector.__module__ == 'nnscan.inspector'\n"
         "assert issubclass(InspectorGadgets, nnscan.Inspector)\n"
