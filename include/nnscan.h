@@ -556,6 +556,20 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
  *                   value take when the model ran, kept for
  *                   nns_model_shape_mismatches (never read by inference);
  *                   a name the graph lacks is no error here
+ *   32 deferred_names  (no fields; before any node, aten or names
+ *                   record): the recorder's numbering is finished by the
+ *                   library (docs/tape.md, "Numbers the library gives").
+ *                   From here on a names record gives the recorder's
+ *                   counters without what the numbered calls before it
+ *                   took, and a string is read as the name it stands
+ *                   for: "\2" STEM N the value STEM N' and "\4" PATH_N
+ *                   the node PATH_N', N' being N plus the numbers of the
+ *                   numbered calls before it (those whose counters N
+ *                   reached); "\3" K.J the J-th output of the K-th
+ *                   numbered call, named "vN" when written (or the
+ *                   argument it is, for an alias). A kernel record then
+ *                   counts nodes and calls: a node record, a numbered
+ *                   call or an aten record making a node is one each.
  *
  * Each record is checked as its call is, and the bytes themselves first:
  * a record running past `size`, a bad tag, rank or flag, or a string
@@ -611,7 +625,8 @@ NNS_API nns_status nns_builder_add_packed(nns_builder *b, const void *data,
   X(MODULE_TENSOR, 28, "module_tensor")                                        \
   X(ATEN, 29, "aten")                                                           \
   X(NAMES, 30, "names")                                                        \
-  X(OBSERVED_SHAPE, 31, "observed_shape")
+  X(OBSERVED_SHAPE, 31, "observed_shape")                                     \
+  X(DEFERRED_NAMES, 32, "deferred_names")
 
 typedef enum nns_packed_record {
 #define NNS_PACKED_RECORD_ENUM_(name, num, str) NNS_PACKED_##name = num,

@@ -107,10 +107,26 @@ class Graph:
         self.observed = None
         self._counter = 0
         self._nodes_made = 0    # numbers node names: unique after a drop
+        # numbering left to the library (tape.deferred(); docs/tape.md,
+        # "Numbers the library gives"): the counters count only what the
+        # recorder makes, its names marked so ("\2" values, "\4" nodes),
+        # and the library shifts them by what each numbered call took
+        self.deferred = False
+        self._deferred_calls = 0  # numbered calls so far ("\3K.J" outputs)
+        self._deferred_consts = 0  # outside constants they read first
+
+    def defer_numbering(self):
+        """Leaves the numbers to the library (before anything is named)."""
+        self.deferred = True
+        self._stem = "\2"
+        self._node_stem = "\4"
+
+    _stem = ""       # the mark of the recorder's value names
+    _node_stem = ""  # and of its node names
 
     def new_name(self, stem="v"):
         self._counter += 1
-        return f"{stem}{self._counter}"
+        return f"{self._stem}{stem}{self._counter}"
 
     def add_value(self, name, dtype, dims):
         self.values[name] = Value(dtype, tuple(map(int, dims)))
@@ -126,7 +142,8 @@ class Graph:
                  source=""):
         k = self._nodes_made
         self._nodes_made = k + 1
-        name = f"{scope}/{op}_{k}" if scope else f"{op}_{k}"
+        name = f"{self._node_stem}{scope}/{op}_{k}" if scope else \
+            f"{self._node_stem}{op}_{k}"
         self.nodes.append(_new_node(Node, (op, name, list(inputs),
                                            list(outputs),
                                            dict(attrs) if attrs else {},
@@ -202,7 +219,7 @@ def build_packed(parts):
  _ATTR_INTS, _ATTR_FLOATS, _ATTR_STRINGS, _ATTR_TENSOR, _ATTR_TYPE,
  _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND, _EXPERTS,
  _VALUE_DATA, _KERNEL, _MODULE_CALL, _MODULE_SHAPES,
- _MODULE_TENSOR, _ATEN, _NAMES, _OBSERVED_SHAPE) = (
+ _MODULE_TENSOR, _ATEN, _NAMES, _OBSERVED_SHAPE, _DEFERRED_NAMES) = (
      _api.PACKED_RECORD.get(w, 0) for w in (
          "ir_version", "producer", "graph_name", "opset", "metadata",
          "input", "output", "value_info", "initializer", "node", "attr_int",
@@ -210,7 +227,7 @@ def build_packed(parts):
          "attr_strings", "attr_tensor", "attr_type", "begin_graph",
          "end_graph", "module", "param_kind", "experts", "value_data",
          "kernel", "module_call", "module_shapes", "module_tensor", "aten",
-         "names", "observed_shape"))
+         "names", "observed_shape", "deferred_names"))
 
 _u32 = struct.Struct("=I").pack
 _i32 = struct.Struct("=i").pack
@@ -370,6 +387,8 @@ def _pack_parts_with(g, s):
     shapes = _Shapes()
     out = [b"NNSP", _u32(_api.PACKED_VERSION),
            _TAG[_PRODUCER], s["nnscan"], s[""], _TAG[_GRAPH_NAME], s[g.name]]
+    if g.deferred:
+        out.append(_TAG[_DEFERRED_NAMES])
     for d in sorted({""} | {n.domain for n in g.nodes}):
         out += [_TAG[_OPSET], s[d], _i64(_api.graph_opset() if d == "" else 1)]
     no_symbols = b"\0"
@@ -377,31 +396,39 @@ def _pack_parts_with(g, s):
     for name in g.inputs:
         dt, dims = values[name]
         out += [_TAG[_INPUT], s[name], _i32(dt), _shape(dims), no_symbols]
-    tag, no_data = _TAG[_INITIALIZER], _u64(0xFFFFFFFFFFFFFFFF)
     i32 = _I32s()
     aten = g.aten
     tensors = _Tensors(values, s, shapes) if aten else None
-    for name, (dt, dims, data) in g.inits.items():
-        # name, dtype, dims: also an aten record's form of the tensor
-        packed = s[name] + i32[dt] + shapes[dims]
-        out += [tag, packed, no_data if data is None else _raw(data)]
-        if tensors is not None:
-            tensors[name] = packed
-    # before the aten records: the library's front folds a tape's t() of a
-    # parameter or buffer into the product reading it (docs/tape.md)
     kinds = _api.param_kinds()
-    for name, kind in g.param_kinds.items():
-        out += [_TAG[_PARAM_KIND], s[name], i32[kinds[kind]]]
-    for name in sorted(g.declared):
-        dt, dims = values[name]
-        out += [_TAG[_VALUE_INFO], s[name], _i32(dt), _shape(dims),
-                no_symbols]
+    if g.deferred:
+        # the recorder's numbers are read once the numbered calls before
+        # them are lowered: its initializers and declarations after the
+        # nodes (their order is the graph's all the same), the weights'
+        # kinds before (the front folds a weight's t())
+        for name, kind in g.param_kinds.items():
+            if kind != "constant":
+                out += [_TAG[_PARAM_KIND], s[name], i32[kinds[kind]]]
+        after = []
+        _pack_inits(g, s, shapes, i32, tensors, after)
+        for name, kind in g.param_kinds.items():
+            if kind == "constant":
+                after += [_TAG[_PARAM_KIND], s[name], i32[kinds[kind]]]
+        _pack_declared(g, s, after)
+    else:
+        _pack_inits(g, s, shapes, i32, tensors, out)
+        # before the aten records: the library's front folds a tape's t()
+        # of a parameter or buffer into the product reading it
+        # (docs/tape.md)
+        for name, kind in g.param_kinds.items():
+            out += [_TAG[_PARAM_KIND], s[name], i32[kinds[kind]]]
+        _pack_declared(g, s, out)
     node_tag = _TAG[_NODE]
     heads = {}  # (op, domain) -> the node record's tag, op and domain
     u32 = _U32
     # where the library's nodes start, per node of g.nodes: a numbered
     # call (tape.py) is one entry here and its rule's nodes there
-    at = [] if any(len(c) > 2 for c in aten.values()) else None
+    at = [] if not g.deferred and any(len(c) > 2 for c in aten.values()) \
+        else None
     made = 0
     for op, name, ins, outs, attrs, domain, scope in g.nodes:
         if aten:
@@ -433,6 +460,8 @@ def _pack_parts_with(g, s):
                     for first, count in g.kernels]
         else:
             out += [tag + pair(first, count) for first, count in g.kernels]
+    if g.deferred:
+        out += after
     for name in g.outputs:
         dt, dims = values[name]
         out += [_TAG[_OUTPUT], s[name], _i32(dt), _shape(dims), no_symbols]
@@ -452,6 +481,24 @@ def _pack_parts_with(g, s):
         out += [_TAG[_MODULE], s[path], s[cls], _i64(calls.get(path, 0))]
     out += _module_facts(g, s, shapes)
     return out
+
+
+def _pack_inits(g, s, shapes, i32, tensors, out):
+    tag, no_data = _TAG[_INITIALIZER], _u64(0xFFFFFFFFFFFFFFFF)
+    for name, (dt, dims, data) in g.inits.items():
+        # name, dtype, dims: also an aten record's form of the tensor
+        packed = s[name] + i32[dt] + shapes[dims]
+        out += [tag, packed, no_data if data is None else _raw(data)]
+        if tensors is not None:
+            tensors[name] = packed
+
+
+def _pack_declared(g, s, out):
+    values, no_symbols = g.values, b"\0"
+    for name in sorted(g.declared):
+        dt, dims = values[name]
+        out += [_TAG[_VALUE_INFO], s[name], _i32(dt), _shape(dims),
+                no_symbols]
 
 
 class _I32s(dict):

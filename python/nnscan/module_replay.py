@@ -119,7 +119,8 @@ _local = threading.local()  # .layers: this thread's recording's Layers
 
 
 def enabled():
-    return os.environ.get("NNSCAN_MODULE_REPLAY", "1") != "0"
+    return os.environ.get("NNSCAN_MODULE_REPLAY", "1") != "0" and \
+        os.environ.get("NNSCAN_TAPE_NUMBERED") != "defer"
 
 
 def _wrapper(path, orig):

@@ -1310,6 +1310,8 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     g = Graph(type(model).__name__)
     tree = _Tree(model, walk)
     b = Builder(g, param_table(model, tree))
+    if b.numbered and tape.deferred():
+        g.defer_numbering()
     b.track_grad_fns = grad_fns  # for backward.py only
     b.weak = step is not None
     b.shadows = shadows
@@ -1444,7 +1446,7 @@ def _read_unused_params(tree, b):
     reads it; Shape costs nothing."""
     for name, p in tree.params:
         canonical = b.params.get(id(p), (None,))[0]
-        if canonical is None or canonical in b.g.inits:
+        if canonical is None or canonical in b.g.values:
             continue
         b.scope = name.rpartition(".")[0]
         b.source = "unused parameter"

@@ -55,7 +55,8 @@ _DIGITS = "0123456789"
 
 
 def enabled():
-    return os.environ.get("NNSCAN_REPLAY", "1") != "0"
+    return os.environ.get("NNSCAN_REPLAY", "1") != "0" and \
+        os.environ.get("NNSCAN_TAPE_NUMBERED") != "defer"
 
 
 def forget():

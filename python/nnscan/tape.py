@@ -50,7 +50,15 @@ def numbered():
     is still a few microseconds more than the rules' (bench/
     recording_profile.md, "The numbered tape"), and recording must not get
     slower."""
-    return os.environ.get("NNSCAN_TAPE_NUMBERED") == "1"
+    return os.environ.get("NNSCAN_TAPE_NUMBERED") in ("1", "defer")
+
+
+def deferred():
+    """Whether the library numbers the numbered calls' values and nodes at
+    the build, no plan asked per call (NNSCAN_TAPE_NUMBERED=defer; docs/
+    tape.md, "Numbers the library gives"): a prototype, without the layer
+    and call replays, the fused spans' casts, masks or training."""
+    return os.environ.get("NNSCAN_TAPE_NUMBERED") == "defer"
 
 
 def form(func, base, rule):
@@ -116,12 +124,13 @@ def record(b, entry, base, args, kwargs, out):
     records it). A call of a one-node op that is not one node (a number,
     two dtypes: mul by 0.5) goes on the numbered tape where that is on."""
     kind, op, names = entry
+    numbered = record_deferred if b.g.deferred else record_numbered
     if kind == "numbered":
-        return record_numbered(b, base, names, args, kwargs, out)
+        return numbered(b, base, names, args, kwargs, out)
     if _one_node(b, kind, op, names, base, args, kwargs, out):
         return True
     return b.numbered and base in NUMBERED and \
-        record_numbered(b, base, names, args, kwargs, out)
+        numbered(b, base, names, args, kwargs, out)
 
 
 def _one_node(b, kind, op, names, base, args, kwargs, out):
@@ -460,6 +469,138 @@ def record_numbered(b, base, names, args, kwargs, out):
     g.aten[name] = (base, None, (first, k, scope, ops, len(g.inits),
                                  template), folds)
     return True
+
+
+def record_deferred(b, base, names, args, kwargs, out):
+    """record_numbered with the numbers left to the library: the call's
+    outputs named "\3K.J" (its K-th numbered call's J-th output), the
+    recorder's counters as they stand (the library shifts its later
+    numbers by what the call took), its tensors read first named before
+    it in their order, no plan asked: only its record's template, kept
+    per call key."""
+    pending = b.pending_t
+    fold = None
+    folds = ()
+    if pending and not pending.keys().isdisjoint(map(id, args)):
+        named = b.names
+        rhs = _PRODUCT_RHS.get(base)
+        for k, a in enumerate(args):
+            i = id(a)
+            if i in pending and i not in named:
+                if k != rhs or fold is not None:
+                    return False
+                w = named.get(id(pending[i]))
+                if w is not None and \
+                        b.g.param_kinds.get(w, "constant") == "constant":
+                    return False
+                fold = a
+    outs = out if type(out) in _SEQUENCES else (out,)
+    if not outs:
+        return False
+    tensors = []
+    key = _key(base, names, args, kwargs, outs, tensors)
+    if key is None:
+        return False
+    if fold is not None:
+        key = (key, True)
+    template = _TEMPLATES.get(key)
+    if template is None:
+        template = _TEMPLATES[key] = _template_of(base, names, args, kwargs,
+                                                  outs)
+    if not template:
+        return False
+    known = b.names.get
+    ins = [known(id(t)) for t in tensors]
+    g = b.g
+    if None in ins:
+        inp = b.inp
+        for k, t in enumerate(tensors):
+            if ins[k] is not None:
+                continue
+            if t is fold:
+                w = inp(pending[id(t)])
+                ins[k] = folded = w + "^T"
+                g.values[folded] = _Value(_onnx_dtype(t.dtype),
+                                          tuple(t.shape))
+                folds = ((w, folded),)
+            else:
+                ins[k] = _first_read(b, t)
+    seq = g._deferred_calls
+    g._deferred_calls = seq + 1
+    declare = b._declare
+    out_names = [declare(o, "\3%d.%d" % (seq, j)) for j, o in enumerate(outs)]
+    scope = b.scope
+    name = "\3n%d" % seq
+    g.nodes.append(_node(Node, ("aten::" + base, name, ins, out_names, {},
+                                "", scope)))
+    g.node_source.append(b.source)
+    g.aten[name] = (base, None, (g._counter, g._nodes_made, scope, None,
+                                 len(g.inits), template), folds)
+    return True
+
+
+def _first_read(b, t):
+    """The name a deferred call reads tensor t by, t new to the graph:
+    "\5" KIND NAME for a parameter (its initializer the library's to make
+    where the call's nodes first read it, as the rule makes it where it
+    reads it), "\5c" K for a constant from outside (numbered there too);
+    the recorder names t so from then on (the library maps the name)."""
+    g = b.g
+    p = b.params.get(id(t))
+    if p is None and id(t) in b.pending_t:
+        return b.inp(t)  # a weight's transposed view: the rule's Transpose
+    dims = tuple(t.shape)
+    dt = _onnx_dtype(t.dtype)
+    if p is not None:
+        name, kind = p
+        b.hold(t)
+        b.names[id(t)] = name
+        g.values[name] = _Value(dt, dims)
+        if kind:
+            g.param_kinds[name] = kind
+        b.shape_of[name] = dims
+        marked = "\5" + _KIND_MARK.get(kind, "n") + name
+    else:
+        g._deferred_consts += 1
+        marked = b._declare(t, "\5c%d" % g._deferred_consts)
+    g.values[marked] = _Value(dt, dims)
+    return marked
+
+
+_KIND_MARK = {"trainable": "t", "frozen": "f", "buffer": "b"}
+
+
+# call key (_key's) -> its record's template (_template_of), or False
+_TEMPLATES = {}
+
+
+def _template_of(base, names, args, kwargs, outs):
+    """The record's template of a call (_plan's, no question asked); False
+    where its arguments or outputs are of a kind the record has none of."""
+    from . import graph
+    for o in outs:
+        if o.dtype.is_complex:
+            return False
+    sig = _signature(_named(names, args, kwargs), [])
+    if sig is None:
+        return False
+    rec, n = [], 0
+    for item in sig:
+        if item[1] == "tensor":
+            rec.append((item[0], "tensor", n))
+            n += 1
+        elif item[1] == "tensors":
+            ks = []
+            for x in item[2]:
+                ks.append(None if x is None else n)
+                n += x is not None
+            rec.append((item[0], "tensors", ks))
+        else:
+            rec.append(item)
+    parts = graph._aten_parts(base, "", "", rec,
+                              [-1 - j for j in range(len(outs))],
+                              _PLAN_STRINGS)
+    return _template(parts[4:])
 
 
 # (base, schema names, number of arguments[, keyword arguments' names]) ->

@@ -22,7 +22,7 @@ void nns__front_init(nns__front *f, nns__arena *arena,
   f->arena = arena;
   f->strings = strings;
   f->values.arena = f->symvals.arena = f->numbered.arena = arena;
-  f->entries.arena = arena;
+  f->entries.arena = f->provisional.arena = arena;
   f->b = b;
   f->err = err;
   f->where = where;
@@ -34,6 +34,7 @@ void nns__front_free(nns__front *f) {
   nns__map_free(&f->symvals);
   nns__map_free(&f->numbered);
   nns__map_free(&f->entries);
+  nns__map_free(&f->provisional);
 }
 
 nns_status nns__front_fail(nns__front *f, nns_status code, const char *fmt,
@@ -239,6 +240,8 @@ static const char *fe_fresh_const(void *fe) {
   nns__front *f = fe;
   f->constants++;
   const char *name = numbered_name(f, 'c');
+  if (f->deferred && f->n_since < 16)
+    f->since[f->n_since++] = name;
   if (f->planning && f->n_made <= 16) {
     if (f->n_made < 16)
       f->made_seq[f->n_made] = -1, f->made[f->n_made] = name;
@@ -270,10 +273,85 @@ static void plan_node(nns__front *f) {
   f->seq = 0;
 }
 
+/* Under deferred numbering: an output of the call ("\3K.J"), named "vN"
+ * when first written (deferred.c). */
+static const char *deferred_output(nns__front *f, const char *name,
+                                   bool written) {
+  const char *k = nns__intern_find(f->strings, name);
+  const char *have = k ? nns__map_get(&f->provisional, k) : NULL;
+  if (have || !written || !k)
+    return have ? have : name;
+  for (int j = 0; j < f->n_outs; j++)
+    if (f->outs[j] == k && !f->out_number[j]) {
+      f->out_number[j] = (int64_t)++f->number;
+      have = stem_name(f, 'v', f->number);
+      return have && nns__map_put(&f->provisional, k, (void *)have) ? have
+                                                                    : NULL;
+    }
+  return name;
+}
+
+/* Under deferred numbering: a tensor the call is the first to read
+ * ("\5" KIND NAME: a parameter NAME of kind t, f, b or n (none), or a
+ * constant from outside, c), its initializer made where the call's nodes
+ * first read it, as the recorder's rule makes it; a constant numbered
+ * "constN" there. */
+static const char *deferred_fresh(nns__front *f, const char *name) {
+  const char *k = nns__intern_find(f->strings, name);
+  const char *have = k ? nns__map_get(&f->provisional, k) : NULL;
+  nns__front_value *v = k ? nns__front_value_of(f, k) : NULL;
+  if (have || !v || v->meta.rank < 0)
+    return have ? have : name;
+  char kind = name[1];
+  if (kind == 'c') {
+    char buf[32] = "const";
+    put_decimal(buf + 5, ++f->number);
+    f->constants++;
+    have = nns__front_intern(f, buf);
+  } else {
+    have = nns__front_intern(f, name + 2);
+  }
+  if (!have || !nns__map_put(&f->provisional, k, (void *)have))
+    return NULL;
+  nns__front_value *w = nns__front_value_add(f, have);
+  if (!w)
+    return NULL;
+  w->meta = v->meta;
+  w->weight = kind == 't' || kind == 'f' || kind == 'b';
+  if (f->n_node_reads < 64)
+    f->node_reads[f->n_node_reads++] = have;
+  f->node_fresh = true;
+  nns__builder_inits_after(f->b, (int64_t)f->inits_after);
+  nns_status st = nns_builder_add_initializer(
+      f->b, have, v->meta.dtype, v->meta.rank, v->meta.dims, NULL, 0, f->err);
+  if (st == NNS_OK && kind == 'c')
+    st = nns__builder_param_kind(f->b, have, NNS_PARAM_CONSTANT, f->err);
+  return st == NNS_OK ? have : NULL;
+}
+
+/* Those of the call's first reads its nodes did not read, made after
+ * its own (a parameter a call takes and leaves). */
+nns_status nns__front_deferred_unread(nns__front *f) {
+  nns_status st = NNS_OK;
+  for (int k = 0; k < f->n_reads && k < 64 && st == NNS_OK; k++)
+    if (f->reads[k] && f->reads[k][0] == '\5' &&
+        !deferred_fresh(f, f->reads[k]))
+      st = f->err->code ? f->err->code : NNS_E_NOMEM;
+  nns__builder_inits_after(f->b, -1);
+  return st;
+}
+
 static const char *fe_numbered(void *fe, const char *name, bool written) {
   nns__front *f = fe;
   if (f->planning && !written)
     plan_read(f, name);
+  if (name[0] == '\3' && f->deferred)
+    return deferred_output(f, name, written);
+  if (name[0] == '\5' && f->deferred)
+    return deferred_fresh(f, name);
+  for (int j = 0; !written && j < f->n_since; j++)
+    if (f->since[j] == name && f->n_node_reads < 64)
+      f->node_reads[f->n_node_reads++] = name;
   if (name[0] == '\1') {
     const char *k = nns__intern_find(f->strings, name);
     const char *have = k ? nns__map_get(&f->numbered, k) : NULL;
@@ -299,6 +377,10 @@ static const char *fe_node_name(void *fe, const char *op_type,
   nns__front *f = fe;
   if (f->planning)
     plan_node(f);
+  if (f->node_fresh && f->n_node_reads > 1)
+    nns__builder_inits_in_order(f->b, f->node_reads, f->n_node_reads);
+  f->n_since = f->n_node_reads = 0;
+  f->node_fresh = false;
   /* the op types a plan reports (nns_aten_numbering); a build keeps none */
   if (f->planning && f->n_ops < 256) { /* "domain:op" outside ONNX's own */
     const char *op = op_type;
@@ -782,6 +864,22 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
     return st;
   if (numbering && !(name = fe_node_name(f, op, "pytorch.aten")))
     return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+  const char *named[64];
+  if (numbering && f->deferred) { /* its outputs numbered as written */
+    for (int k = 0; k < n_outs && k < 64; k++) {
+      named[k] = outs[k] ? deferred_output(f, outs[k], true) : NULL;
+      nns__front_value *v = outs[k] ? nns__front_value_of(f, outs[k]) : NULL;
+      nns__front_value *w = named[k] && named[k] != outs[k]
+                                ? nns__front_value_add(f, named[k])
+                                : NULL;
+      if (outs[k] && !named[k])
+        return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+      if (v && w)
+        w->meta = v->meta;
+    }
+    outs = named;
+    n_outs = n_outs < 64 ? n_outs : 64;
+  }
   return unlowered(f, op, name, path, args, n_args, outs, n_outs);
 }
 

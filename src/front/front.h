@@ -13,6 +13,7 @@
 #define NNS_FRONT_FRONT_H
 
 #include "../base/base.h"
+#include "../base/vec.h"
 #include "../ops/aten.h"
 
 /* What a front knows about one value. */
@@ -81,7 +82,29 @@ typedef struct nns__front {
   const char *call_path;   /* the module path of the call being lowered */
   size_t pending_t;        /* values whose t_of is set */
   bool no_fold;            /* a pending transpose being made: no fold */
+  /* The numbering left to the library (packed record 32, deferred_names;
+   * docs/tape.md, "Numbers the library gives"): the recorder numbers only
+   * what it makes itself, and each numbered call's values and nodes
+   * shift the recorder's later numbers by as many as the call took. */
+  bool deferred;
+  nns__arena_vec shift_v, shift_n; /* nns__front_shift, thresholds rising */
+  uint64_t taken_v, taken_n;       /* by the numbered calls so far */
+  uint64_t call_v, call_n;         /* the recorder's counters at the call */
+  bool call_numbered;              /* the call being read follows `names` */
+  nns__map provisional;            /* "\3K.J" -> the name it was given */
+  /* the constants made since the last node, and the node's reads of them
+   * and of the tensors it reads first, in order: a rule makes each where
+   * its node reads it (nns__builder_inits_in_order) */
+  const char *since[16], *node_reads[64];
+  int n_since, n_node_reads;
+  bool node_fresh;                 /* the node read a tensor first */
 } nns__front;
+
+/* One numbered call's mark on the recorder's numbers: each number from
+ * `from` on is `by` more (the calls before it included). */
+typedef struct nns__front_shift {
+  uint64_t from, by;
+} nns__front_shift;
 
 /* Sets up f over the caller's arena and interner (both outlive f). */
 void nns__front_init(nns__front *f, nns__arena *arena,
@@ -110,6 +133,25 @@ nns_status nns__front_alias(nns__front *f, const char *out, const char *src);
  * the first `inits` initializers. */
 void nns__front_number_next(nns__front *f, uint64_t values, uint64_t nodes,
                             uint64_t inits);
+
+/* Under deferred numbering (f->deferred): the name a packed string
+ * stands for. "\2" STEM N is the recorder's value STEM N, "\4" PATH_N its
+ * node, both shifted by the numbered calls before them; "\3" K.J is the
+ * J-th output of the recorder's K-th numbered call, once that call gave
+ * it a name (else itself). Any other string is itself. NULL when out of
+ * memory or a number does not parse. */
+const char *nns__front_deferred_name(nns__front *f, const char *s);
+/* The `names` record of a numbered call under deferred numbering: the
+ * recorder's counters (its last value number, its next node number, its
+ * initializers), shifted by the calls before. */
+void nns__front_deferred_names(nns__front *f, uint64_t values,
+                               uint64_t nodes, uint64_t inits);
+/* After that call: what it took shifts the recorder's later numbers, and
+ * its outputs' names are known. */
+nns_status nns__front_deferred_done(nns__front *f);
+/* The call's first reads ("\5" KIND NAME) its nodes did not read: their
+ * initializers, after the call's own. */
+nns_status nns__front_deferred_unread(nns__front *f);
 
 /* Lowers one call: op its base name ("add", "relu_"), name the call's name
  * (the node names it gives), path its module path. Through the table's

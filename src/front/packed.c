@@ -44,6 +44,10 @@ typedef struct preader {
   const char *why;        /* what was wrong with the bytes, or NULL */
   void *scratch;          /* malloc'd arrays of the record being read */
   size_t scratch_size;
+  nns__front *deferred;   /* the front numbering for the recorder (record
+                             32), whose names each string is read as */
+  nns__arena_vec entries; /* size_t: under it, each node record's, numbered
+                             call's or node-making aten record's first node */
 } preader;
 
 static const char pk_oom[] = "out of memory";
@@ -77,6 +81,10 @@ static bool pk_str(preader *r, const char **out) {
                       "holds a NUL byte");
   *out = (const char *)r->p;
   r->p += (size_t)n + 1;
+  if (r->deferred && n && (uint8_t)**out >= 2 && (uint8_t)**out <= 5 &&
+      !(*out = nns__front_deferred_name(r->deferred, *out)))
+    return pk_fail(r, "a name under deferred numbering does not end in a "
+                      "number, or out of memory");
   return true;
 }
 
@@ -598,6 +606,87 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
 #undef RD
 }
 
+/* ==== Deferred numbering (record 32) ====
+ *
+ * The recorder numbers only what it makes; the front shifts its numbers by
+ * what each numbered call took (deferred.c). A kernel record counts the
+ * recorder's entries: each node record, numbered call (a names record and
+ * its aten record) and aten record that makes a node (a weight's t() the
+ * product reading it folds makes none), mapped here to the library's
+ * nodes. */
+static nns_status pk_deferred_record(nns_builder *b, preader *r, uint8_t tag,
+                                     uint8_t last, nns_error *err) {
+  nns_error quiet;
+  if (tag == PK_DEFERRED_NAMES) {
+    nns__front *f = pk_front(b, err ? err : &quiet);
+    if (!f)
+      return err ? err->code : quiet.code;
+    if (r->deferred || f->calls || nns__builder_node_count(b))
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "a deferred_names record after nodes, aten records "
+                      "or another deferred_names record");
+    f->deferred = true;
+    r->deferred = f;
+    r->entries = (nns__arena_vec){0};
+    return NNS_OK;
+  }
+  nns__arena *arena = nns__builder_arena(b);
+  size_t nodes = nns__builder_node_count(b);
+  bool entry = tag == PK_NODE || tag == PK_NAMES ||
+               (tag == PK_ATEN && last != PK_NAMES);
+  if (tag == PK_KERNEL) {
+    uint32_t first, count;
+    if (!pk_read(r, &first, sizeof first) || !pk_read(r, &count, sizeof count))
+      return NNS_E_ARG;
+    size_t n = r->entries.n;
+    const size_t *at = r->entries.p;
+    if ((uint64_t)first + count > n)
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "kernel: entries %u..%llu of %zu", first,
+                      (unsigned long long)first + count, n);
+    size_t a = at[first];
+    size_t z = (uint64_t)first + count < n ? at[first + count] : nodes;
+    return z - a < 2 ? NNS_OK
+                     : nns_builder_mark_kernel(b, a, z - a, err);
+  }
+  if (tag == PK_OBSERVED_SHAPE) {
+    const char *name;
+    pdims d;
+    if (!pk_str(r, &name) || !pk_dims(r, false, &d))
+      return NNS_E_ARG;
+    /* an output no node wrote (max pooling's indices, unread): unnamed, as
+     * the recorder leaves it when it numbers */
+    return name && name[0] == 3 ? NNS_OK
+           : nns__builder_observed_shape(b, name, d.rank, d.dims, err);
+  }
+  if (entry) {
+    size_t *e = nns__arena_vec_push(arena, &r->entries, sizeof *e);
+    if (!e)
+      return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    *e = nodes;
+  }
+  if (tag == PK_NAMES) {
+    uint64_t values, next, inits;
+    if (!pk_read(r, &values, sizeof values) ||
+        !pk_read(r, &next, sizeof next) || !pk_read(r, &inits, sizeof inits))
+      return NNS_E_ARG;
+    if (values > ((uint64_t)1 << 48) || next > ((uint64_t)1 << 48) ||
+        inits > ((uint64_t)1 << 48))
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "a names record numbers past 2^48");
+    nns__front_deferred_names(r->deferred, values, next, inits);
+    return NNS_OK;
+  }
+  nns_status st = pk_record(b, r, tag, err);
+  if (st || tag != PK_ATEN)
+    return st;
+  if (last == PK_NAMES)
+    return nns__front_deferred_done(r->deferred);
+  if (nns__builder_node_count(b) == nodes)
+    r->entries.n--; /* a folded t(): no entry of the recorder's */
+  return NNS_OK;
+}
+
 nns_status nns_builder_add_packed(nns_builder *b, const void *data,
                                   size_t size, nns_error *err) {
   nns_status st = nns__builder_usable(b, err);
@@ -619,6 +708,8 @@ nns_status nns_builder_add_packed(nns_builder *b, const void *data,
                "%d", (unsigned)version, NNS_PACKED_VERSION);
   preader r = {.p = (const uint8_t *)data + 8,
                .end = (const uint8_t *)data + size};
+  nns__front *f = nns__builder_front(b);
+  r.deferred = f && f->deferred ? f : NULL;
   size_t index = 0;
   uint8_t last = 0;
   while (r.p < r.end || last == PK_NAMES) {
@@ -628,6 +719,8 @@ nns_status nns_builder_add_packed(nns_builder *b, const void *data,
     if (last == PK_NAMES && tag != PK_ATEN) {
       r.why = "a names record is not followed by an aten record";
       st = NNS_E_ARG;
+    } else if (r.deferred || tag == PK_DEFERRED_NAMES) {
+      st = pk_deferred_record(b, &r, tag, last, err);
     } else {
       st = pk_record(b, &r, tag, err);
     }
@@ -657,7 +750,8 @@ nns_status nns_builder_add_packed(nns_builder *b, const void *data,
     index++;
   }
   free(r.scratch);
-  return NNS_OK;
+  /* the domains of the library's nodes, which the recorder did not see */
+  return r.deferred ? nns__builder_opsets_of_nodes(b, err) : NNS_OK;
 }
 
 /* ==== The numbering of one call, for a binding ==== */

@@ -1391,6 +1391,63 @@ nns__arena *nns__builder_arena(nns_builder *b) { return &b->arena; }
 
 bool nns__builder_in_subgraph(const nns_builder *b) { return b->stack.n != 1; }
 
+nns_status nns__builder_opsets_of_nodes(nns_builder *b, nns_error *err) {
+  nns_status st = usable(b, err);
+  for (size_t i = 0; st == NNS_OK && i < b->root->nodes.n; i++) {
+    const char *d = node_at(&b->root->nodes, i)->domain;
+    bool have = false;
+    for (size_t j = 0; j < b->opset_domains.n && !have; j++)
+      have = NNS__ARENA_VEC_AT(b->opset_domains, const char *, j) == d;
+    if (!have)
+      st = nns_builder_add_opset(b, d, 1, err);
+  }
+  /* ordered by domain: a few, sorted in place */
+  const char **ds = b->opset_domains.p;
+  int64_t *vs = b->opset_versions.p;
+  for (size_t i = 1; st == NNS_OK && i < b->opset_domains.n; i++)
+    for (size_t j = i; j > 0 && strcmp(ds[j - 1], ds[j]) > 0; j--) {
+      const char *d = ds[j];
+      int64_t v = vs[j];
+      ds[j] = ds[j - 1];
+      vs[j] = vs[j - 1];
+      ds[j - 1] = d;
+      vs[j - 1] = v;
+    }
+  return st;
+}
+
+void nns__builder_inits_in_order(nns_builder *b, const char *const *names,
+                                 int n) {
+  enum { MAX = 64 };
+  binit held[MAX];  /* the initializers, in the order given */
+  size_t at[MAX];   /* the places they hold, rising (lay_inits walks the
+                       placed ones in the order they are held) */
+  int k = 0;
+  binit *inits = b->root->inits.p;
+  for (int j = 0; j < n && j < MAX; j++) /* recent: looked for from the end */
+    for (size_t i = b->root->inits.n; i-- > 0;)
+      if (inits[i].name == names[j]) {
+        if (!inits[i].sub)
+          return; /* added plainly: where it is */
+        held[k] = inits[i];
+        at[k++] = i;
+        break;
+      }
+  for (int i = 1; i < k; i++)
+    for (int j = i; j > 0 && at[j - 1] > at[j]; j--) {
+      size_t t = at[j];
+      at[j] = at[j - 1];
+      at[j - 1] = t;
+    }
+  uint64_t subs[MAX];
+  for (int i = 0; i < k; i++)
+    subs[i] = inits[at[i]].sub;
+  for (int i = 0; i < k; i++) {
+    inits[at[i]] = held[i];
+    inits[at[i]].sub = subs[i];
+  }
+}
+
 size_t nns__builder_node_count(const nns_builder *b) {
   return b->root->nodes.n;
 }

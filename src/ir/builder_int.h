@@ -58,6 +58,15 @@ nns_status nns__builder_observed_shape(nns_builder *b, const char *name,
  * numbering: a call's constants sit where its rule would have made
  * them.) */
 void nns__builder_inits_after(nns_builder *b, int64_t count);
+/* Initializers `names` (interned in the model's table), each laid out by
+ * nns__builder_inits_after, take the places they hold among themselves in
+ * the order given (at most 64; one added otherwise: left as is). */
+void nns__builder_inits_in_order(nns_builder *b, const char *const *names,
+                                 int n);
+/* Each domain of a main-graph node gets an opset (version 1) where it has
+ * none, and the opsets are ordered by domain (a recorder's numbering left
+ * to the library: the packed records list the domains it knows). */
+nns_status nns__builder_opsets_of_nodes(nns_builder *b, nns_error *err);
 
 /* nns_builder_add_node for a front end whose node name, input and output
  * names are already interned in the model's own table (nns__builder_model's
