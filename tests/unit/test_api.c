@@ -247,7 +247,9 @@ static void c_packed_record_name(void) {
   CHECK(nns_packed_record_name(-1) == NULL);
   CHECK_STR(nns_packed_record_name(NNS_PACKED_OBSERVED_SHAPE),
             "observed_shape");
-  CHECK(nns_packed_record_name(NNS_PACKED_OBSERVED_SHAPE + 1) == NULL);
+  CHECK_STR(nns_packed_record_name(NNS_PACKED_DEFERRED_NAMES),
+            "deferred_names");
+  CHECK(nns_packed_record_name(NNS_PACKED_DEFERRED_NAMES + 1) == NULL);
 }
 static void c_train_phase_name(void) {
   static const char *const want[] = {"forward", "backward", "optimizer"};

@@ -1,0 +1,200 @@
+/*
+ * test_deferred.c - the recorder's numbering finished by the library
+ * (packed record 32, deferred_names; docs/tape.md, "Numbers the library
+ * gives"). The recorder counts only what it makes; each numbered call
+ * shifts its later numbers by what the call took. The names expected are
+ * worked out by hand from the recorder's rule (python/nnscan/graph.py:
+ * one counter for values, one for nodes, a value numbered when first
+ * written, a constant when made).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "nnscan.h"
+#include "packed_writer.h"
+
+static void w_deferred(wbuf *b) { w_u8(b, NNS_PACKED_DEFERRED_NAMES); }
+
+static void w_names3(wbuf *b, uint64_t values, uint64_t nodes,
+                     uint64_t inits) {
+  w_u8(b, NNS_PACKED_NAMES);
+  w(b, &values, 8);
+  w(b, &nodes, 8);
+  w(b, &inits, 8);
+}
+
+static void w_kernel(wbuf *b, uint32_t first, uint32_t count) {
+  w_u8(b, NNS_PACKED_KERNEL);
+  w_u32(b, first);
+  w_u32(b, count);
+}
+
+static const char *value_of(nns_model *m, size_t node, size_t k, bool in) {
+  size_t v = 0;
+  nns_value_info info = {.size = sizeof info};
+  if ((in ? nns_model_node_input(m, node, k, &v)
+          : nns_model_node_output(m, node, k, &v)) != NNS_OK ||
+      nns_model_value(m, v, &info) != NNS_OK)
+    return "?";
+  return info.name;
+}
+
+static const char *node_name(nns_model *m, size_t i) {
+  nns_node_info x = {.size = sizeof x};
+  return nns_model_node(m, i, &x) == NNS_OK ? x.name : "?";
+}
+
+/* The recorder's Relu (its value 1, node 0), then silu numbered by the
+ * library at the recorder's counters (1, 1): the table's Sigmoid and Mul,
+ * nodes 1 and 2, values 2 and 3 (the call's output); then the recorder's
+ * Relu with its own next numbers, value 2 and node 1, which are value 4
+ * and node 3 once the call's two of each are counted. A kernel over the
+ * recorder's entries 1 and 2 (the call and that Relu) is nodes 1 to 3. */
+static void test_numbers_shift(void) {
+  wbuf a;
+  nns_error err;
+  w_start(&a);
+  w_deferred(&a);
+  w_node(&a, "Relu", "\4blk/Relu_0", "x", NULL, "\2v1");
+  w_names3(&a, 1, 1, 0);
+  w_aten(&a, "silu", "blk", "\2v1", NULL, -1, "\3" "0.0");
+  w_node(&a, "Relu", "\4blk/Relu_1", "\3" "0.0", NULL, "\2v2");
+  w_kernel(&a, 1, 2);
+  w_output(&a, "\2v2");
+  nns_model *m = NULL;
+  CHECK_EQ(build(&a, &m, &err), NNS_OK);
+  CHECK_EQ(nns_model_node_count(m), 4);
+  static const char *const names[] = {"blk/Relu_0", "blk/Sigmoid_1",
+                                      "blk/Mul_2", "blk/Relu_3"};
+  for (size_t i = 0; m && i < 4; i++)
+    CHECK_STR(node_name(m, i), names[i]);
+  if (m) {
+    CHECK_STR(value_of(m, 0, 0, false), "v1");
+    CHECK_STR(value_of(m, 1, 0, true), "v1");
+    CHECK_STR(value_of(m, 1, 0, false), "v2");
+    CHECK_STR(value_of(m, 2, 0, false), "v3");
+    CHECK_STR(value_of(m, 3, 0, true), "v3");
+    CHECK_STR(value_of(m, 3, 0, false), "v4");
+    nns_node_info x = {.size = sizeof x};
+    CHECK_EQ(nns_model_node(m, 1, &x), NNS_OK);
+    CHECK_EQ(x.kernel, 1);
+    CHECK_EQ(x.kernel_nodes, 3);
+    CHECK_EQ(nns_model_node(m, 0, &x), NNS_OK);
+    CHECK_EQ(x.kernel_nodes, 1);
+  }
+  nns_model_free(m);
+}
+
+/* A numbered call reading a parameter and a constant from outside first
+ * ("\5" KIND NAME), the recorder having named nothing yet (counters 0,
+ * 0): mul(x, W) makes W's initializer where its Mul reads it (trainable
+ * by the recorder's kind record), node 0, output v1; mul(that, c), at the
+ * same counters, numbers the outside constant where its Mul reads it,
+ * const2, before its output, v3, node 1; the recorder's Add, its own
+ * value 1 and node 0, is v4 and Add_2, and reads them by those names. */
+static void test_first_reads(void) {
+  wbuf a;
+  nns_error err;
+  w_start(&a);
+  w_deferred(&a);
+  w_u8(&a, NNS_PACKED_PARAM_KIND);
+  w_str(&a, "W");
+  w_i32(&a, NNS_PARAM_TRAINABLE);
+  w_names3(&a, 0, 0, 0);
+  w_aten(&a, "mul", "blk", "x", "\5tW", -1, "\3" "0.0");
+  w_names3(&a, 0, 0, 0);
+  w_aten(&a, "mul", "blk", "\3" "0.0", "\5" "c1", -1, "\3" "1.0");
+  w_node(&a, "Add", "\4blk/Add_0", "\3" "1.0", "\5" "c1", "\2v1");
+  w_output(&a, "\2v1");
+  nns_model *m = NULL;
+  CHECK_EQ(build(&a, &m, &err), NNS_OK);
+  CHECK_EQ(nns_model_node_count(m), 3);
+  if (m) {
+    CHECK_STR(node_name(m, 0), "blk/Mul_0");
+    CHECK_STR(node_name(m, 1), "blk/Mul_1");
+    CHECK_STR(node_name(m, 2), "blk/Add_2");
+    CHECK_STR(value_of(m, 0, 1, true), "W");
+    CHECK_STR(value_of(m, 0, 0, false), "v1");
+    CHECK_STR(value_of(m, 1, 1, true), "const2");
+    CHECK_STR(value_of(m, 1, 0, false), "v3");
+    CHECK_STR(value_of(m, 2, 0, true), "v3");
+    CHECK_STR(value_of(m, 2, 1, true), "const2");
+    CHECK_STR(value_of(m, 2, 0, false), "v4");
+    nns_analysis *an = NULL;
+    CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
+    CHECK_EQ(nns_model_analyze(m, NULL, &an, &err), NNS_OK);
+    nns_counts t = {.size = sizeof t};
+    CHECK_EQ(nns_analysis_total_counts(an, &t), NNS_OK);
+    CHECK_EQ(t.params, 6); /* W: float [2, 3] */
+    nns_analysis_free(an);
+  }
+  nns_model_free(m);
+}
+
+/* The record where it may not be, and names that stand for no number. */
+static void test_refused(void) {
+  wbuf a;
+  nns_error err;
+  nns_model *m = NULL;
+  w_start(&a); /* after a node */
+  w_node(&a, "Relu", "r", "x", NULL, "y");
+  w_deferred(&a);
+  CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "deferred_names") != NULL);
+  w_start(&a); /* twice */
+  w_deferred(&a);
+  w_deferred(&a);
+  CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
+  w_start(&a); /* a value name without its number */
+  w_deferred(&a);
+  w_node(&a, "Relu", "\4r_0", "x", NULL, "\2v");
+  CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "does not end in a number") != NULL);
+  w_start(&a); /* a kernel past the entries */
+  w_deferred(&a);
+  w_node(&a, "Relu", "\4r_0", "x", NULL, "\2v1");
+  w_kernel(&a, 0, 2);
+  CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "kernel") != NULL);
+  w_start(&a); /* a names record that is not followed by its call */
+  w_deferred(&a);
+  w_names3(&a, 1, 0, 0);
+  w_node(&a, "Relu", "\4r_0", "x", NULL, "\2v1");
+  CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
+  CHECK(m == NULL);
+}
+
+/* Every truncation of a deferred buffer gives a status (and a model only
+ * with NNS_OK). */
+static void test_truncations(void) {
+  wbuf a;
+  nns_error err;
+  w_start(&a);
+  w_deferred(&a);
+  w_node(&a, "Relu", "\4blk/Relu_0", "x", NULL, "\2v1");
+  w_names3(&a, 1, 1, 0);
+  w_aten(&a, "silu", "blk", "\2v1", NULL, -1, "\3" "0.0");
+  w_names3(&a, 1, 1, 0);
+  w_aten(&a, "mul", "blk", "\3" "0.0", "\5" "c1", -1, "\3" "1.0");
+  w_kernel(&a, 1, 2);
+  w_output(&a, "\3" "1.0");
+  size_t full = a.n;
+  for (size_t n = 8; n <= full; n++) {
+    nns_model *m = NULL;
+    a.n = n;
+    nns_status st = build(&a, &m, &err);
+    CHECK(st == NNS_OK ? m != NULL : m == NULL);
+    nns_model_free(m);
+  }
+}
+
+int main(void) {
+  RUN(test_numbers_shift);
+  RUN(test_first_reads);
+  RUN(test_refused);
+  RUN(test_truncations);
+  return check_finish();
+}
