@@ -589,6 +589,14 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
 #define NNS_PACKED_VERSION 1
 NNS_API nns_status nns_builder_add_packed(nns_builder *b, const void *data,
                                           size_t size, nns_error *err);
+/* The name a string of the packed form stands for in the graph being
+ * built, after the records that name it: under deferred numbering
+ * (record 32) a recorder's "\2"/"\3"/"\4"/"\5" name as the library
+ * numbered it ("\3" K.J or "\5" KIND NAME that no call named: itself),
+ * else `name` itself. *out lives as long as the builder or the model it
+ * makes. NNS_E_ARG for a NULL argument or a name that does not parse. */
+NNS_API nns_status nns_builder_packed_name(nns_builder *b, const char *name,
+                                           const char **out, nns_error *err);
 
 /* The record tags of the packed form, one X-macro entry each: enum name,
  * tag, and the word nns_packed_record_name() gives (what an error names

@@ -185,9 +185,11 @@ class Graph:
         return _pack_parts(self)
 
 
-def build_packed(parts):
+def build_packed(parts, names=None):
     """The packed form whose parts are `parts`, as an nns_model (a
-    report.Handle)."""
+    report.Handle). `names`: a dict whose keys are names of the packed
+    form, rekeyed in place by the names they stand for in the graph
+    (nns_builder_packed_name: the numbering left to the library)."""
     from .report import Handle
     lib = _api.lib()
     err = _api.NnsError()
@@ -200,6 +202,17 @@ def build_packed(parts):
                                               ctypes.byref(err)),
                    err, "handing the recorded graph over")
         del buf  # the buffer's export, before the next pack reuses it
+        if names:
+            got = ctypes.c_char_p()
+            named = {}
+            for n, v in names.items():
+                _api.check(lib.nns_builder_packed_name(
+                    b, _name(n), ctypes.byref(got), ctypes.byref(err)),
+                    err, "naming the recorded graph's values")
+                text = got.value.decode("utf-8", "surrogateescape")
+                named[_api.py_name(text)] = v
+            names.clear()
+            names.update(named)
         out = ctypes.c_void_p()
         _api.check(lib.nns_builder_finish(b, ctypes.byref(out),
                                           ctypes.byref(err)),

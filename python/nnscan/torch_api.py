@@ -236,7 +236,9 @@ def built(rec, keep=None, earlier=None):
             check_shapes(earlier[2], rec)
             keep += (parts, log)
             return earlier[2]
-    handle = build_packed(parts)
+    g = rec.graph
+    # (the masks' values by the names the library gave them)
+    handle = build_packed(parts, g.tracked if g.deferred else None)
     handle.infer(fallback_declared=True)
     check_shapes(handle, rec)
     if keep is None:

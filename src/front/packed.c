@@ -754,6 +754,23 @@ nns_status nns_builder_add_packed(nns_builder *b, const void *data,
   return r.deferred ? nns__builder_opsets_of_nodes(b, err) : NNS_OK;
 }
 
+nns_status nns_builder_packed_name(nns_builder *b, const char *name,
+                                   const char **out, nns_error *err) {
+  nns_status st = nns__builder_usable(b, err);
+  if (st)
+    return st;
+  if (!name || !out)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_builder_packed_name: name or out is NULL");
+  nns__front *f = nns__builder_front(b);
+  *out = f ? nns__front_deferred_name(f, name) : name;
+  if (!*out)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_builder_packed_name: '%s' does not end in a number "
+                    "(or out of memory)", name + 1);
+  return NNS_OK;
+}
+
 /* ==== The numbering of one call, for a binding ==== */
 
 nns_status nns_aten_numbering(const void *data, size_t size,

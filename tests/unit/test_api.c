@@ -373,6 +373,17 @@ static void c_builder_add_packed(void) {
   CHECK_EQ(nns_builder_add_packed(b, head, sizeof head, NULL), NNS_OK);
   nns_builder_free(b);
 }
+static void c_builder_packed_name(void) {
+  const char *out = NULL;
+  CHECK_EQ(nns_builder_packed_name(NULL, "v1", &out, &err), NNS_E_ARG);
+  nns_builder *b = NULL;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  CHECK_EQ(nns_builder_packed_name(b, NULL, &out, &err), NNS_E_ARG);
+  CHECK_EQ(nns_builder_packed_name(b, "v1", NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_builder_packed_name(b, "\2v1", &out, NULL), NNS_OK);
+  CHECK_STR(out, "\2v1"); /* no deferred numbering: itself */
+  nns_builder_free(b);
+}
 static void c_builder_finish(void) {
   nns_model *m = NULL;
   CHECK_EQ(nns_builder_finish(NULL, &m, &err), NNS_E_ARG);
@@ -1831,6 +1842,7 @@ static const entry exports[] = {
     E(builder_attr_strings), E(builder_attr_tensor), E(builder_attr_type),
     E(builder_begin_graph), E(builder_end_graph), E(builder_mark_kernel),
     E(builder_add_packed),
+    E(builder_packed_name),
     E(builder_finish),
     {"nns_model_infer", c_model_infer},
     {"nns_model_state", c_model_state},

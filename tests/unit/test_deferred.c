@@ -67,6 +67,21 @@ static void test_numbers_shift(void) {
   nns_model *m = NULL;
   CHECK_EQ(build(&a, &m, &err), NNS_OK);
   CHECK_EQ(nns_model_node_count(m), 4);
+  /* the names the builder gives back (a binding's masks) */
+  nns_builder *bu = NULL;
+  const char *got = NULL;
+  CHECK_EQ(nns_builder_new(&bu, &err), NNS_OK);
+  CHECK_EQ(nns_builder_add_packed(bu, a.p, a.n, &err), NNS_OK);
+  CHECK_EQ(nns_builder_packed_name(bu, "\2v2", &got, &err), NNS_OK);
+  CHECK_STR(got, "v4");
+  CHECK_EQ(nns_builder_packed_name(bu, "\3" "0.0", &got, &err), NNS_OK);
+  CHECK_STR(got, "v3");
+  CHECK_EQ(nns_builder_packed_name(bu, "\4blk/Relu_1", &got, &err), NNS_OK);
+  CHECK_STR(got, "blk/Relu_3");
+  CHECK_EQ(nns_builder_packed_name(bu, "plain", &got, &err), NNS_OK);
+  CHECK_STR(got, "plain");
+  CHECK_EQ(nns_builder_packed_name(bu, "\2v", &got, &err), NNS_E_ARG);
+  nns_builder_free(bu);
   static const char *const names[] = {"blk/Relu_0", "blk/Sigmoid_1",
                                       "blk/Mul_2", "blk/Relu_3"};
   for (size_t i = 0; m && i < 4; i++)
