@@ -1052,16 +1052,23 @@ def collector(name, runs):
               "left to the collector", flush=True)
 
 
+# plan_costs's ways of recording (its doc)
+HOWS = ("rules", "rules-norep", "cold", "warm", "deferred")
+
+
 def plan_costs(name, runs):
     """What a process's first numbered summary of the model pays once per
     distinct call: the library asked how it lowers the call (tape._plan)
     and the key makers of the ops called twice (tape._maker), timed with
     every kept plan, maker and compiled form dropped first; and the whole
-    summary so (numbered, cold), with them kept (numbered, warm) and
-    through the rules, in turns (process time). Each summary forgets the
-    kept recordings, templates and architectures first (as a model's
-    first summary has none: else the later ones are built, and ask no
-    plan); medians of --runs."""
+    summary so (numbered, cold), with them kept (numbered, warm), through
+    the rules, through the rules without the call and layer replays
+    (rules-norep), and with the numbering left to the library, its
+    records' templates dropped first (deferred: no plan asked; it has no
+    replays yet), in turns (process time). Each summary forgets the kept
+    recordings, templates and architectures first (as a model's first
+    summary has none: else the later ones are built, and ask no plan);
+    medians of --runs."""
     import importlib
     import nnscan
     from nnscan import tape
@@ -1089,13 +1096,22 @@ def plan_costs(name, runs):
     def summary(how):
         for m in ("layer_groups", "module_replay", "replay", "summary_memo"):
             importlib.import_module("nnscan." + m).forget()
-        if how == "cold":
-            for kept in ("_NUMBERING", "_MAKERS", "_FORM_CODE", "_FORMS"):
+        # (the ops' forms too, whatever the path: a process's first
+        # summary finds none; they are kept per path)
+        tape._FORMS.clear()
+        if how in ("cold", "deferred"):
+            for kept in ("_NUMBERING", "_MAKERS", "_FORM_CODE", "_TEMPLATES"):
                 getattr(tape, kept).clear()
-        if how == "rules":
+        for v in ("NNSCAN_REPLAY", "NNSCAN_MODULE_REPLAY"):
+            if how == "rules-norep":
+                os.environ[v] = "0"
+            else:
+                os.environ.pop(v, None)
+        if how.startswith("rules"):
             os.environ.pop("NNSCAN_TAPE_NUMBERED", None)
         else:
-            os.environ["NNSCAN_TAPE_NUMBERED"] = "1"
+            os.environ["NNSCAN_TAPE_NUMBERED"] = \
+                "defer" if how == "deferred" else "1"
         for f in acc:
             acc[f] = [0, 0.0]
         t = time.process_time()
@@ -1110,7 +1126,7 @@ def plan_costs(name, runs):
         summary("warm")  # (this process's first: its imports)
         whole.clear()
         for _ in range(runs):
-            for how in ("rules", "cold", "warm"):
+            for how in HOWS:
                 summary(how)
     finally:
         for f, fn in originals.items():
@@ -1126,8 +1142,7 @@ def plan_costs(name, runs):
         t = med(t for _, t in spent[f])
         parts.append(f"{n} {what} {t * 1e3:.2f} ms"
                      f" ({t / max(n, 1) * 1e6:.1f} us each)")
-    sums = ", ".join(f"{how} {med(whole[how]) * 1e3:.1f}"
-                     for how in ("rules", "cold", "warm"))
+    sums = ", ".join(f"{how} {med(whole[how]) * 1e3:.1f}" for how in HOWS)
     print(f"{name}: a first summary's " + ", ".join(parts) +
           f"; the summary: {sums} ms (medians of {runs})")
 

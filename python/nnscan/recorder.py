@@ -1310,7 +1310,10 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     g = Graph(type(model).__name__)
     tree = _Tree(model, walk)
     b = Builder(g, param_table(model, tree))
-    if b.numbered and tape.deferred():
+    if b.numbered and not grad and step is None and tape.deferred():
+        # (not yet where autograd is recorded: backward.py names the
+        # gradients' inputs by the forward's names, and step.py the rerun
+        # nodes of checkpoints by the numbered calls' plans)
         g.defer_numbering()
     b.track_grad_fns = grad_fns  # for backward.py only
     b.weak = step is not None

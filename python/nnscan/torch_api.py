@@ -287,6 +287,15 @@ def check_shapes(handle, rec):
                 f"{tuple(want)} in PyTorch but the library's {op} rule infers "
                 f"{None if got is None else tuple(got)}; its counts may be off",
                 ShapeMismatch, stacklevel=3)
+    if g.deferred and not seen:
+        # the numbering left to the library: the values by its names,
+        # which the recorder's nodes do not hold (docs/tape.md, "Numbers
+        # the library gives")
+        warnings.warn(
+            f"nnscan: the library infers other shapes than PyTorch gives "
+            f"for {', '.join(sorted(differ)[:5])}"
+            f"{' ...' if len(differ) > 5 else ''}; their counts may be off",
+            ShapeMismatch, stacklevel=3)
 
 
 def analyze_training(module, args, kwargs, max_depth=None,

@@ -71,6 +71,8 @@ const char *nns__front_deferred_name(nns__front *f, const char *s) {
   return nns__front_intern(f, buf);
 }
 
+static nns_status deferred_done(nns__front *f);
+
 void nns__front_deferred_names(nns__front *f, uint64_t values,
                                uint64_t nodes, uint64_t inits) {
   f->call_v = values;
@@ -79,7 +81,15 @@ void nns__front_deferred_names(nns__front *f, uint64_t values,
   nns__front_number_next(f, values + f->taken_v, nodes + f->taken_n, inits);
 }
 
-nns_status nns__front_deferred_done(nns__front *f) {
+nns_status nns__front_deferred_done(nns__front *f, nns_error *err) {
+  nns_error local;
+  f->err = err ? err : &local; /* (the call's own is gone) */
+  nns_status st = deferred_done(f);
+  f->err = NULL;
+  return st;
+}
+
+static nns_status deferred_done(nns__front *f) {
   f->call_numbered = false;
   nns_status st = nns__front_deferred_unread(f);
   if (st)

@@ -336,7 +336,7 @@ nns_status nns__front_deferred_unread(nns__front *f) {
   for (int k = 0; k < f->n_reads && k < 64 && st == NNS_OK; k++)
     if (f->reads[k] && f->reads[k][0] == '\5' &&
         !deferred_fresh(f, f->reads[k]))
-      st = f->err->code ? f->err->code : NNS_E_NOMEM;
+      st = f->err && f->err->code ? f->err->code : NNS_E_NOMEM;
   nns__builder_inits_after(f->b, -1);
   return st;
 }

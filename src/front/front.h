@@ -147,8 +147,8 @@ const char *nns__front_deferred_name(nns__front *f, const char *s);
 void nns__front_deferred_names(nns__front *f, uint64_t values,
                                uint64_t nodes, uint64_t inits);
 /* After that call: what it took shifts the recorder's later numbers, and
- * its outputs' names are known. */
-nns_status nns__front_deferred_done(nns__front *f);
+ * its outputs' names are known (errors into err, which may be NULL). */
+nns_status nns__front_deferred_done(nns__front *f, nns_error *err);
 /* The call's first reads ("\5" KIND NAME) its nodes did not read: their
  * initializers, after the call's own. */
 nns_status nns__front_deferred_unread(nns__front *f);

@@ -681,7 +681,7 @@ static nns_status pk_deferred_record(nns_builder *b, preader *r, uint8_t tag,
   if (st || tag != PK_ATEN)
     return st;
   if (last == PK_NAMES)
-    return nns__front_deferred_done(r->deferred);
+    return nns__front_deferred_done(r->deferred, err);
   if (nns__builder_node_count(b) == nodes)
     r->entries.n--; /* a folded t(): no entry of the recorder's */
   return NNS_OK;

@@ -123,10 +123,15 @@ nns_status nns__aten_node(nns__aten_call *c, const char *op_type,
       return nns__err(c->err, NNS_E_LIMIT, -1, c->name,
                       "%s: a node of more than 256 inputs or 64 outputs",
                       c->name);
+    if (c->err)
+      c->err->code = NNS_OK;
     if (!numbered_names(c, ins, n_in, false, in_names) ||
         !numbered_names(c, outs, n_out, true, out_names) ||
         !(name = c->node_name(c->fe, op_type, domain)))
-      return nns__err(c->err, NNS_E_NOMEM, -1, NULL, "out of memory");
+      /* (a tensor read first whose initializer cannot be made says why) */
+      return c->err && c->err->code ? c->err->code
+                          : nns__err(c->err, NNS_E_NOMEM, -1, NULL,
+                                     "out of memory");
     ins = in_names;
     outs = out_names;
   }
@@ -418,7 +423,7 @@ nns_status nns__aten_binary_to(nns__aten_call *c, const char *op_type,
   for (int k = 0; k < 2; k++) {
     const nns__aten_arg *a = k ? y : x;
     if (!(ins[k] = nns__aten_operand(c, a, common)))
-      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+      return c->err && c->err->code ? c->err->code : NNS_E_NOTFOUND;
     if (!pow && a->kind == NNS__AA_TENSOR &&
         !(ins[k] = as_dtype(c, ins[k], common)))
       return c->err->code;
@@ -461,7 +466,7 @@ nns_status nns__aten_create(nns__aten_call *c) {
       shape = nns__aten_shape_value(c, mo);
     }
     if (!shape)
-      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+      return c->err && c->err->code ? c->err->code : NNS_E_NOTFOUND;
     A_TRY(nns__aten_node(c, "ConstantOfShape", "", &shape, 1, c->outs, 1));
     int64_t one = 1;
     return nns_builder_attr_tensor(c->b, "value", NNS_ATTR_TENSOR,

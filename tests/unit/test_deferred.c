@@ -26,6 +26,11 @@ static void w_names3(wbuf *b, uint64_t values, uint64_t nodes,
   w(b, &inits, 8);
 }
 
+static void w_u64_null(wbuf *b) { /* no initializer data */
+  uint64_t none = UINT64_MAX;
+  w(b, &none, 8);
+}
+
 static void w_kernel(wbuf *b, uint32_t first, uint32_t count) {
   w_u8(b, NNS_PACKED_KERNEL);
   w_u32(b, first);
@@ -174,6 +179,19 @@ static void test_refused(void) {
   w_kernel(&a, 0, 2);
   CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
   CHECK(strstr(err.message, "kernel") != NULL);
+  w_start(&a); /* a parameter read first under a name already taken */
+  w_deferred(&a);
+  w_u8(&a, NNS_PACKED_INITIALIZER);
+  w_str(&a, "W");
+  w_i32(&a, NNS_DT_FLOAT);
+  w_i32(&a, 1);
+  w_i64(&a, 3);
+  w_u64_null(&a);
+  w_names3(&a, 0, 0, 0);
+  w_aten(&a, "mul", "blk", "x", "\5tW", -1, "\3" "0.0");
+  CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "W") != NULL);
+  CHECK(strstr(err.message, "out of memory") == NULL);
   w_start(&a); /* a names record that is not followed by its call */
   w_deferred(&a);
   w_names3(&a, 1, 0, 0);

@@ -5,7 +5,8 @@ residual MLP, a block of numbered calls: aten records among the nodes,
 `names` records before the numbered ones), one aten record of every
 argument kind over the target's prelude values (x, y, i, w), one silu
 record alone (what the target also asks nns_aten_numbering of), and a
-numbered broadcast_tensors (an export-family op lowered behind a shim).
+numbered broadcast_tensors (an export-family op lowered behind a shim);
+two of the models with the numbering left to the library (deferred_*).
 
     NNSCAN_LIBRARY=build/gcc/libnnscan.so /usr/bin/python3 tests/fuzz/seeds/fuzz_aten/make_seeds.py
 """
@@ -91,6 +92,18 @@ def main():
         assert rec.graph.aten, "the tape took no call"
         with open(os.path.join(HERE, name + ".bin"), "wb") as f:
             f.write(graph.pack(rec.graph)[8:])
+    # the numbering left to the library (packed record 32,
+    # deferred_names): the recorder's marked names, its numbered calls'
+    # outputs and first reads, kernels by its entries
+    os.environ["NNSCAN_TAPE_NUMBERED"] = "defer"
+    for name, m, x in models():
+        if name in ("numbered", "linears"):
+            rec = recorder.record_model(m.eval(), (x,))
+            assert rec.graph.deferred
+            with open(os.path.join(HERE, "deferred_" + name + ".bin"),
+                      "wb") as f:
+                f.write(graph.pack(rec.graph)[8:])
+    os.environ["NNSCAN_TAPE_NUMBERED"] = "0"
     with open(os.path.join(HERE, "every_kind.bin"), "wb") as f:
         f.write(synthetic())
     s = graph._Strings()

@@ -5,7 +5,8 @@ nns_builder_add_packed (a CNN block, an MLP with a shared weight, an
 attention block, a gated MLP whose SiLU and max are kernels: packed record
 25; a tied head with an unused parameter and a buffer: every seed carries
 records 26-28, each module's calls, boundary shapes and tensors, and
-records 31, the sizes PyTorch gave each value).
+records 31, the sizes PyTorch gave each value); two of them with the
+numbering left to the library (deferred_*: record 32).
 
     NNSCAN_LIBRARY=build/libnnscan.so /usr/bin/python3 tests/fuzz/seeds/fuzz_packed/make_seeds.py
 """
@@ -78,6 +79,16 @@ def main():
         rec.graph.observed = rec.builder.shape_of  # records 31, as summary
         with open(os.path.join(HERE, name + ".nnsp"), "wb") as f:
             f.write(graph.pack(rec.graph))
+    # the numbering left to the library (record 32, docs/tape.md "Numbers
+    # the library gives"): the CNN and the attention block so
+    os.environ["NNSCAN_TAPE_NUMBERED"] = "defer"
+    for name, m, x in models():
+        if name in ("cnn", "attention"):
+            rec = recorder.record_model(m.eval(), (x,))
+            rec.graph.observed = rec.builder.shape_of
+            with open(os.path.join(HERE, "deferred_" + name + ".nnsp"),
+                      "wb") as f:
+                f.write(graph.pack(rec.graph))
 
 
 if __name__ == "__main__":
