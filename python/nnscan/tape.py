@@ -350,30 +350,42 @@ def _key(base, names, args, kwargs, outs, tensors):
     return tuple(key)
 
 
+def _folded(b, base, args):
+    """The argument of a call that reads a weight's pending t() as a
+    product's right operand (the library folds it, as the rule), None for
+    none; False where the call must go to its rule: a pending t() read
+    otherwise (the rule makes the weight's Transpose), or of a weight
+    changed in place (RWKV's rescaling: the value read is no parameter,
+    which the library folds only; the rule folds it all the same)."""
+    pending = b.pending_t
+    # (weights' t() stay pending for the whole recording: most calls read
+    # none of them, told in one pass in C)
+    if not pending or pending.keys().isdisjoint(map(id, args)):
+        return None
+    named = b.names
+    rhs = _PRODUCT_RHS.get(base)
+    fold = None
+    for k, a in enumerate(args):
+        i = id(a)
+        if i in pending and i not in named:
+            if k != rhs or fold is not None:
+                return False
+            w = named.get(id(pending[i]))
+            if w is not None and \
+                    b.g.param_kinds.get(w, "constant") == "constant":
+                return False
+            fold = a
+    return fold
+
+
 def record_numbered(b, base, names, args, kwargs, out):
     """Puts a call of NUMBERED on the tape, named by the library (True), or
     nothing (False: its rule records it)."""
     pending = b.pending_t
-    fold = None
     folds = ()
-    # (weights' t() stay pending for the whole recording: most calls read
-    # none of them, told in one pass in C)
-    if pending and not pending.keys().isdisjoint(map(id, args)):
-        named = b.names
-        rhs = _PRODUCT_RHS.get(base)
-        for k, a in enumerate(args):
-            i = id(a)
-            if i in pending and i not in named:
-                if k != rhs or fold is not None:
-                    return False  # its rule makes the weight's Transpose
-                w = named.get(id(pending[i]))
-                if w is not None and \
-                        b.g.param_kinds.get(w, "constant") == "constant":
-                    # the weight changed in place (RWKV's rescaling): the
-                    # value read is no parameter, which the library folds
-                    # only; the rule folds it all the same
-                    return False
-                fold = a  # a product's B: the library folds it, as the rule
+    fold = _folded(b, base, args)
+    if fold is False:
+        return False
     outs = out if type(out) in _SEQUENCES else (out,)
     # the call's key as its op's calls of this form make it (_maker), else
     # as any call makes it (_key)
@@ -475,25 +487,14 @@ def record_deferred(b, base, names, args, kwargs, out):
     """record_numbered with the numbers left to the library: the call's
     outputs named "\3K.J" (its K-th numbered call's J-th output), the
     recorder's counters as they stand (the library shifts its later
-    numbers by what the call took), its tensors read first named before
-    it in their order, no plan asked: only its record's template, kept
-    per call key."""
+    numbers by what the call took), the tensors it reads first marked for
+    the library to name where its nodes read them (_first_read), no plan
+    asked: only its record's template, kept per call key."""
     pending = b.pending_t
-    fold = None
     folds = ()
-    if pending and not pending.keys().isdisjoint(map(id, args)):
-        named = b.names
-        rhs = _PRODUCT_RHS.get(base)
-        for k, a in enumerate(args):
-            i = id(a)
-            if i in pending and i not in named:
-                if k != rhs or fold is not None:
-                    return False
-                w = named.get(id(pending[i]))
-                if w is not None and \
-                        b.g.param_kinds.get(w, "constant") == "constant":
-                    return False
-                fold = a
+    fold = _folded(b, base, args)
+    if fold is False:
+        return False
     outs = out if type(out) in _SEQUENCES else (out,)
     if not outs:
         return False

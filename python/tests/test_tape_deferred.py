@@ -12,24 +12,15 @@ import pytest
 torch = pytest.importorskip("torch")
 import torch.nn as nn  # noqa: E402
 
-import nnscan  # noqa: E402
 from nnscan import tape  # noqa: E402
 
 import test_tape_numbered as tn  # noqa: E402
 
 
 def _reports(monkeypatch, how, model):
-    """Every report of the model's summaries (test_tape_numbered's) with
+    """Every report of test_tape_numbered's summaries of the model with
     NNSCAN_TAPE_NUMBERED=how."""
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", how)
-    torch.manual_seed(0)
-    m = model().eval()
-    s = nnscan.summary(m, inputs=(torch.randn(1, 3, 8, 8),), file=False,
-                       columns=("flops", "macs", "dmas", "act"))
-    r = nnscan.summary(m, inputs=(torch.randn(1, 3, 8, 8),), file=False,
-                       hardware="h100-sxm")
-    return [s.to_text(), s.to_csv(), s.to_json(version=1),
-            s.to_json(version=2), s.to_html(), r.to_text()]
+    return tn._reports(monkeypatch, numbered=how, model=model)[1]
 
 
 MODELS = [tn.Mixed, tn.OneSchema, tn.Linears, tn.Indexed, tn.Scattered,

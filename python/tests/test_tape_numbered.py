@@ -46,7 +46,11 @@ class Mixed(nn.Module):
 
 
 def _reports(monkeypatch, numbered=True, tape_on=True, model=Mixed):
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "1" if numbered else "0")
+    """(model, every report, the aten records packed); numbered: a bool,
+    or NNSCAN_TAPE_NUMBERED's value itself ("defer")."""
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered if
+                       isinstance(numbered, str) else
+                       "1" if numbered else "0")
     monkeypatch.setenv("NNSCAN_TAPE", "1" if tape_on else "0")
     held = []
     orig = graph._pack_parts

@@ -136,4 +136,17 @@ static inline nns_status build(const wbuf *b, nns_model **m, nns_error *err) {
   return st;
 }
 
+/* The name of node `node`'s k-th input (in) or output in model m; "?"
+ * for none. */
+static inline const char *value_name(nns_model *m, size_t node, size_t k,
+                                     bool in) {
+  size_t v = 0;
+  nns_value_info info = {.size = sizeof info};
+  if ((in ? nns_model_node_input(m, node, k, &v)
+          : nns_model_node_output(m, node, k, &v)) != NNS_OK ||
+      nns_model_value(m, v, &info) != NNS_OK)
+    return "?";
+  return info.name;
+}
+
 #endif

@@ -37,16 +37,6 @@ static void w_kernel(wbuf *b, uint32_t first, uint32_t count) {
   w_u32(b, count);
 }
 
-static const char *value_of(nns_model *m, size_t node, size_t k, bool in) {
-  size_t v = 0;
-  nns_value_info info = {.size = sizeof info};
-  if ((in ? nns_model_node_input(m, node, k, &v)
-          : nns_model_node_output(m, node, k, &v)) != NNS_OK ||
-      nns_model_value(m, v, &info) != NNS_OK)
-    return "?";
-  return info.name;
-}
-
 static const char *node_name(nns_model *m, size_t i) {
   nns_node_info x = {.size = sizeof x};
   return nns_model_node(m, i, &x) == NNS_OK ? x.name : "?";
@@ -92,12 +82,12 @@ static void test_numbers_shift(void) {
   for (size_t i = 0; m && i < 4; i++)
     CHECK_STR(node_name(m, i), names[i]);
   if (m) {
-    CHECK_STR(value_of(m, 0, 0, false), "v1");
-    CHECK_STR(value_of(m, 1, 0, true), "v1");
-    CHECK_STR(value_of(m, 1, 0, false), "v2");
-    CHECK_STR(value_of(m, 2, 0, false), "v3");
-    CHECK_STR(value_of(m, 3, 0, true), "v3");
-    CHECK_STR(value_of(m, 3, 0, false), "v4");
+    CHECK_STR(value_name(m, 0, 0, false), "v1");
+    CHECK_STR(value_name(m, 1, 0, true), "v1");
+    CHECK_STR(value_name(m, 1, 0, false), "v2");
+    CHECK_STR(value_name(m, 2, 0, false), "v3");
+    CHECK_STR(value_name(m, 3, 0, true), "v3");
+    CHECK_STR(value_name(m, 3, 0, false), "v4");
     nns_node_info x = {.size = sizeof x};
     CHECK_EQ(nns_model_node(m, 1, &x), NNS_OK);
     CHECK_EQ(x.kernel, 1);
@@ -136,13 +126,13 @@ static void test_first_reads(void) {
     CHECK_STR(node_name(m, 0), "blk/Mul_0");
     CHECK_STR(node_name(m, 1), "blk/Mul_1");
     CHECK_STR(node_name(m, 2), "blk/Add_2");
-    CHECK_STR(value_of(m, 0, 1, true), "W");
-    CHECK_STR(value_of(m, 0, 0, false), "v1");
-    CHECK_STR(value_of(m, 1, 1, true), "const2");
-    CHECK_STR(value_of(m, 1, 0, false), "v3");
-    CHECK_STR(value_of(m, 2, 0, true), "v3");
-    CHECK_STR(value_of(m, 2, 1, true), "const2");
-    CHECK_STR(value_of(m, 2, 0, false), "v4");
+    CHECK_STR(value_name(m, 0, 1, true), "W");
+    CHECK_STR(value_name(m, 0, 0, false), "v1");
+    CHECK_STR(value_name(m, 1, 1, true), "const2");
+    CHECK_STR(value_name(m, 1, 0, false), "v3");
+    CHECK_STR(value_name(m, 2, 0, true), "v3");
+    CHECK_STR(value_name(m, 2, 1, true), "const2");
+    CHECK_STR(value_name(m, 2, 0, false), "v4");
     nns_analysis *an = NULL;
     CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
     CHECK_EQ(nns_model_analyze(m, NULL, &an, &err), NNS_OK);

@@ -108,16 +108,6 @@ static void w_view(wbuf *b, const char *out) {
   w_i64(b, 3);
   w_i64(b, 2);
 }
-static const char *value_name(nns_model *m, size_t node, size_t k, bool in) {
-  size_t v = 0;
-  nns_value_info info = {.size = sizeof info};
-  if ((in ? nns_model_node_input(m, node, k, &v)
-          : nns_model_node_output(m, node, k, &v)) != NNS_OK ||
-      nns_model_value(m, v, &info) != NNS_OK)
-    return "?";
-  return info.name;
-}
-
 /* silu after names(4, 2): the recorder's own rule makes Sigmoid then Mul,
  * node numbers 2 and 3, the Sigmoid's output the next value, v5, the
  * call's output the one after (its name the record's), one kernel; then
