@@ -116,17 +116,19 @@ class Graph:
         self._deferred_consts = 0  # outside constants they read first
 
     def defer_numbering(self):
-        """Leaves the numbers to the library (before anything is named)."""
+        """Leaves the numbers to the library (before anything is named):
+        names marked, by methods of their own (the default's cost none)."""
         self.deferred = True
-        self._stem = "\2"
-        self._node_stem = "\4"
-
-    _stem = ""       # the mark of the recorder's value names
-    _node_stem = ""  # and of its node names
+        self.new_name = self._new_marked_name
+        self.add_node = self._add_marked_node
 
     def new_name(self, stem="v"):
         self._counter += 1
-        return f"{self._stem}{stem}{self._counter}"
+        return f"{stem}{self._counter}"
+
+    def _new_marked_name(self, stem="v"):
+        self._counter += 1
+        return f"\2{stem}{self._counter}"
 
     def add_value(self, name, dtype, dims):
         self.values[name] = Value(dtype, tuple(map(int, dims)))
@@ -142,14 +144,21 @@ class Graph:
                  source=""):
         k = self._nodes_made
         self._nodes_made = k + 1
-        name = f"{self._node_stem}{scope}/{op}_{k}" if scope else \
-            f"{self._node_stem}{op}_{k}"
+        name = f"{scope}/{op}_{k}" if scope else f"{op}_{k}"
         self.nodes.append(_new_node(Node, (op, name, list(inputs),
                                            list(outputs),
                                            dict(attrs) if attrs else {},
                                            domain, scope)))
         self.node_source.append(source)
         return name
+
+    def _add_marked_node(self, op, inputs, outputs, attrs=None, scope="",
+                         domain="", source=""):
+        name = self.__class__.add_node(self, op, inputs, outputs, attrs,
+                                       scope, domain, source)
+        marked = "\4" + name
+        self.nodes[-1] = self.nodes[-1]._replace(name=marked)
+        return marked
 
     def drop_nodes(self, indexes):
         """Removes the nodes at `indexes` (ascending; none before a kernel

@@ -769,6 +769,8 @@ static void number_call(nns__front *f, const nns__aten_arg *args,
   f->constants = 0;
   f->n_reads = f->n_read = 0;
   f->n_made = f->seq = 0;
+  f->n_since = f->n_node_reads = 0; /* (deferred numbering's, per node) */
+  f->node_fresh = false;
   for (int k = 0; k < n_args; k++) {
     const nns__aten_arg *a = &args[k];
     int n = a->kind == NNS__AA_TENSOR ? 1
