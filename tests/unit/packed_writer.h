@@ -136,6 +136,15 @@ static inline nns_status build(const wbuf *b, nns_model **m, nns_error *err) {
   return st;
 }
 
+/* a names record (packed record 30): the recorder's counters */
+static inline void w_names_inits(wbuf *b, uint64_t values, uint64_t nodes,
+                                 uint64_t inits) {
+  w_u8(b, NNS_PACKED_NAMES);
+  w(b, &values, 8);
+  w(b, &nodes, 8);
+  w(b, &inits, 8);
+}
+
 /* The name of node `node`'s k-th input (in) or output in model m; "?"
  * for none. */
 static inline const char *value_name(nns_model *m, size_t node, size_t k,

@@ -18,14 +18,6 @@
 
 static void w_deferred(wbuf *b) { w_u8(b, NNS_PACKED_DEFERRED_NAMES); }
 
-static void w_names3(wbuf *b, uint64_t values, uint64_t nodes,
-                     uint64_t inits) {
-  w_u8(b, NNS_PACKED_NAMES);
-  w(b, &values, 8);
-  w(b, &nodes, 8);
-  w(b, &inits, 8);
-}
-
 static void w_u64_null(wbuf *b) { /* no initializer data */
   uint64_t none = UINT64_MAX;
   w(b, &none, 8);
@@ -54,7 +46,7 @@ static void test_numbers_shift(void) {
   w_start(&a);
   w_deferred(&a);
   w_node(&a, "Relu", "\4blk/Relu_0", "x", NULL, "\2v1");
-  w_names3(&a, 1, 1, 0);
+  w_names_inits(&a, 1, 1, 0);
   w_aten(&a, "silu", "blk", "\2v1", NULL, -1, "\3" "0.0");
   w_node(&a, "Relu", "\4blk/Relu_1", "\3" "0.0", NULL, "\2v2");
   w_kernel(&a, 1, 2);
@@ -113,9 +105,9 @@ static void test_first_reads(void) {
   w_u8(&a, NNS_PACKED_PARAM_KIND);
   w_str(&a, "W");
   w_i32(&a, NNS_PARAM_TRAINABLE);
-  w_names3(&a, 0, 0, 0);
+  w_names_inits(&a, 0, 0, 0);
   w_aten(&a, "mul", "blk", "x", "\5tW", -1, "\3" "0.0");
-  w_names3(&a, 0, 0, 0);
+  w_names_inits(&a, 0, 0, 0);
   w_aten(&a, "mul", "blk", "\3" "0.0", "\5" "c1", -1, "\3" "1.0");
   w_node(&a, "Add", "\4blk/Add_0", "\3" "1.0", "\5" "c1", "\2v1");
   w_output(&a, "\2v1");
@@ -177,14 +169,14 @@ static void test_refused(void) {
   w_i32(&a, 1);
   w_i64(&a, 3);
   w_u64_null(&a);
-  w_names3(&a, 0, 0, 0);
+  w_names_inits(&a, 0, 0, 0);
   w_aten(&a, "mul", "blk", "x", "\5tW", -1, "\3" "0.0");
   CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
   CHECK(strstr(err.message, "W") != NULL);
   CHECK(strstr(err.message, "out of memory") == NULL);
   w_start(&a); /* a names record that is not followed by its call */
   w_deferred(&a);
-  w_names3(&a, 1, 0, 0);
+  w_names_inits(&a, 1, 0, 0);
   w_node(&a, "Relu", "\4r_0", "x", NULL, "\2v1");
   CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
   CHECK(m == NULL);
@@ -198,9 +190,9 @@ static void test_truncations(void) {
   w_start(&a);
   w_deferred(&a);
   w_node(&a, "Relu", "\4blk/Relu_0", "x", NULL, "\2v1");
-  w_names3(&a, 1, 1, 0);
+  w_names_inits(&a, 1, 1, 0);
   w_aten(&a, "silu", "blk", "\2v1", NULL, -1, "\3" "0.0");
-  w_names3(&a, 1, 1, 0);
+  w_names_inits(&a, 1, 1, 0);
   w_aten(&a, "mul", "blk", "\3" "0.0", "\5" "c1", -1, "\3" "1.0");
   w_kernel(&a, 1, 2);
   w_output(&a, "\3" "1.0");

@@ -71,13 +71,6 @@ static void test_tape_unlowered(void) {
 
 /* ---- The recorder's numbering (packed record 30, `names`) ---- */
 
-static void w_names_inits(wbuf *b, uint64_t values, uint64_t nodes,
-                          uint64_t inits) {
-  w_u8(b, NNS_PACKED_NAMES);
-  w(b, &values, 8);
-  w(b, &nodes, 8);
-  w(b, &inits, 8);
-}
 static void w_names(wbuf *b, uint64_t values, uint64_t nodes) {
   uint64_t inits = 0;
   w_u8(b, NNS_PACKED_NAMES);
