@@ -117,18 +117,15 @@ class Graph:
 
     def defer_numbering(self):
         """Leaves the numbers to the library (before anything is named):
-        names marked, by methods of their own (the default's cost none)."""
+        names marked, by the methods of a class of their own (the
+        default's cost none; methods bound on the instance would be a
+        reference cycle, left to the cyclic collector)."""
         self.deferred = True
-        self.new_name = self._new_marked_name
-        self.add_node = self._add_marked_node
+        self.__class__ = _MarkedGraph
 
     def new_name(self, stem="v"):
         self._counter += 1
         return f"{stem}{self._counter}"
-
-    def _new_marked_name(self, stem="v"):
-        self._counter += 1
-        return f"\2{stem}{self._counter}"
 
     def add_value(self, name, dtype, dims):
         self.values[name] = Value(dtype, tuple(map(int, dims)))
@@ -151,14 +148,6 @@ class Graph:
                                            domain, scope)))
         self.node_source.append(source)
         return name
-
-    def _add_marked_node(self, op, inputs, outputs, attrs=None, scope="",
-                         domain="", source=""):
-        name = self.__class__.add_node(self, op, inputs, outputs, attrs,
-                                       scope, domain, source)
-        marked = "\4" + name
-        self.nodes[-1] = self.nodes[-1]._replace(name=marked)
-        return marked
 
     def drop_nodes(self, indexes):
         """Removes the nodes at `indexes` (ascending; none before a kernel
@@ -194,6 +183,23 @@ class Graph:
         return _pack_parts(self)
 
 
+class _MarkedGraph(Graph):
+    """A graph whose numbering is left to the library (defer_numbering):
+    the recorder's names marked, "\2" a value and "\4" a node."""
+
+    def new_name(self, stem="v"):
+        self._counter += 1
+        return f"\2{stem}{self._counter}"
+
+    def add_node(self, op, inputs, outputs, attrs=None, scope="",
+                 domain="", source=""):
+        name = Graph.add_node(self, op, inputs, outputs, attrs, scope,
+                              domain, source)
+        marked = "\4" + name
+        self.nodes[-1] = self.nodes[-1]._replace(name=marked)
+        return marked
+
+
 def build_packed(parts, names=None):
     """The packed form whose parts are `parts`, as an nns_model (a
     report.Handle). `names`: a dict whose keys are names of the packed
@@ -202,24 +208,11 @@ def build_packed(parts, names=None):
     from .report import Handle
     lib = _api.lib()
     err = _api.NnsError()
-    b = ctypes.c_void_p()
-    _api.check(lib.nns_builder_new(ctypes.byref(b), ctypes.byref(err)),
-               err, "nns_builder_new")
+    b = _packed_builder(lib, parts, err)
     try:
-        buf, size = _in_kept_buffer(parts)
-        _api.check(lib.nns_builder_add_packed(b, buf, size,
-                                              ctypes.byref(err)),
-                   err, "handing the recorded graph over")
-        del buf  # the buffer's export, before the next pack reuses it
         if names:
-            got = ctypes.c_char_p()
-            named = {}
-            for n, v in names.items():
-                _api.check(lib.nns_builder_packed_name(
-                    b, _name(n), ctypes.byref(got), ctypes.byref(err)),
-                    err, "naming the recorded graph's values")
-                text = got.value.decode("utf-8", "surrogateescape")
-                named[_api.py_name(text)] = v
+            named = zip(_packed_names(lib, b, names, err), names.values())
+            named = dict(named)  # (before names is cleared)
             names.clear()
             names.update(named)
         out = ctypes.c_void_p()
@@ -229,6 +222,50 @@ def build_packed(parts, names=None):
     finally:
         lib.nns_builder_free(b)
     return Handle(out.value)
+
+
+def packed_names(parts, names):
+    """[the name each of `names` stands for in the graph the packed form
+    `parts` makes] (nns_builder_packed_name), from a builder made for
+    them and left unfinished: for what is looked up rarely after a build
+    (torch_api.check_shapes' names of a graph whose numbering is
+    deferred)."""
+    lib = _api.lib()
+    err = _api.NnsError()
+    b = _packed_builder(lib, parts, err)
+    try:
+        return _packed_names(lib, b, names, err)
+    finally:
+        lib.nns_builder_free(b)
+
+
+def _packed_builder(lib, parts, err):
+    """A builder the packed form's parts were handed to."""
+    b = ctypes.c_void_p()
+    _api.check(lib.nns_builder_new(ctypes.byref(b), ctypes.byref(err)),
+               err, "nns_builder_new")
+    try:
+        buf, size = _in_kept_buffer(parts)
+        _api.check(lib.nns_builder_add_packed(b, buf, size,
+                                              ctypes.byref(err)),
+                   err, "handing the recorded graph over")
+        del buf  # the buffer's export, before the next pack reuses it
+    except BaseException:
+        lib.nns_builder_free(b)
+        raise
+    return b
+
+
+def _packed_names(lib, b, names, err):
+    got = ctypes.c_char_p()
+    named = []
+    for n in names:
+        _api.check(lib.nns_builder_packed_name(
+            b, _name(n), ctypes.byref(got), ctypes.byref(err)),
+            err, "naming the recorded graph's values")
+        named.append(_api.py_name(got.value.decode("utf-8",
+                                                   "surrogateescape")))
+    return named
 
 
 # ---- the packed form of nns_builder_add_packed (include/nnscan.h) ----

@@ -96,7 +96,10 @@ replay hands the template's tensors to the masks (Builder.
 replayed_tracked) under the new names. A numbered aten record (the
 numbered tape's: it holds the counters it was made at, and the weight
 whose t() it folds) is kept relative to the template's start and the
-layer's path, as the attention's replay keeps its own.
+layer's path, as the attention's replay keeps its own. Where the
+numbering is left to the library, the names are relative as replay.py
+says, and a parameter a numbered call reads first ("\5" KIND NAME, its
+initializer the library's to make) relative to the layer's path.
 NNSCAN_MODULE_REPLAY=0 runs every call (bench/same_summary.py and
 tools/tape_same.py --variable compare the two).
 """
@@ -110,17 +113,17 @@ from torch.utils._mode_utils import no_dispatch
 
 from . import fused, latest, layer_cache, layer_groups, ops_map
 from .graph import Node, _new_node
-from .replay import _absolute, _meta_of, _relative, added, call_key, \
-    counted, finish_replay, graph_at, made_on_meta as _made, \
-    node_numbered, put_tables, tables_added
+from .replay import _MADE, _absolute, _counts, _meta_of, _relative, \
+    added, call_key, counted, deferred_name, finish_replay, graph_at, \
+    made_on_meta as _made, marked, node_name, node_numbered, nodes_made, \
+    put_tables, tables_added
 from .shadow import _Pending
 
 _local = threading.local()  # .layers: this thread's recording's Layers
 
 
 def enabled():
-    return os.environ.get("NNSCAN_MODULE_REPLAY", "1") != "0" and \
-        os.environ.get("NNSCAN_TAPE_NUMBERED") != "defer"
+    return os.environ.get("NNSCAN_MODULE_REPLAY", "1") != "0"
 
 
 def _wrapper(path, orig):
@@ -448,13 +451,14 @@ class Layers:
             self._refused(path, kept, again)
             return
         after = graph_at(b)
-        if (after[1] - at[1]) * len(self.found[path][3]) < _MIN_GROUP_NODES:
+        made_nodes = nodes_made(at, after)
+        if made_nodes * len(self.found[path][3]) < _MIN_GROUP_NODES:
             # too quick to record for replays to pay, and so is any layer
             # below it: not tried again (a lone layer is not even noted)
             self._drop(path, below=True)
             if self._lone(path):
                 return
-        if not path and not self._pays_whole(key, after[1] - at[1]):
+        if not path and not self._pays_whole(key, made_nodes):
             self._drop(path)
             return
         name = b.names.get(id(out))
@@ -611,7 +615,7 @@ class Layers:
     def _process_key(self, sig, key):
         b = self.b
         return (sig, key[0][1:], b.shadows is None, b.tape, b.numbered,
-                torch.get_default_dtype())
+                b.g.deferred, torch.get_default_dtype())
 
     def _process_kept(self, path, key):
         """The template two calls of this key verified in an earlier
@@ -659,8 +663,8 @@ class Layers:
         cannot be replayed (the module docstring)."""
         b = self.b
         g = b.g
-        (c0, k0, n0, kern0, nv, ni, nk, ns, na, nd, unc) = at
-        (c1, k1, n1, kern1, nv1, ni1, nk1, ns1, na1, nd1, unc1) = after
+        (c0, k0, n0, kern0, nv, ni, nk, ns, na, nd, unc, q0, _) = at
+        (c1, k1, n1, kern1, nv1, ni1, nk1, ns1, na1, nd1, unc1, q1, _) = after
         if unc1 != unc or out_name is None:
             return None
         own = self._own(path)
@@ -668,6 +672,8 @@ class Layers:
         arg_of = {}
         for k, t in enumerate(tensors):
             arg_of.setdefault(b.names[id(t)], k)
+        numbered = (lambda name: marked(name, at, after)) if g.deferred \
+            else (lambda name: counted(name, c0, c1))
 
         def relative(name):
             if not name:  # an absent input (""), an output nothing writes
@@ -675,10 +681,14 @@ class Layers:
             # an argument first: a model's input named like a counted
             # value ("input_1", read first by its first layer) is one
             k = arg_of.get(name)
-            r = ("a", k) if k is not None else counted(name, c0, c1)
+            r = ("a", k) if k is not None else numbered(name)
             if r is None:
                 if name.startswith(lead) and name[len(lead):] in own:
                     r = ("p", name[len(lead):])
+                elif name[:1] == "\5" and name[2:].startswith(lead) and \
+                        name[2 + len(lead):] in own:
+                    # read first by a numbered call (tape._first_read)
+                    r = ("P", name[1], name[2 + len(lead):])
                 elif name.startswith(lead) and name.endswith("^T") and \
                         name[len(lead):-2] in own:
                     r = ("pT", name[len(lead):-2])  # its t(), folded
@@ -712,7 +722,7 @@ class Layers:
             return r
 
         def node_number(name, scope):
-            return node_numbered(name, scope, k0, k1)
+            return node_numbered(name, scope, k0, k1, q0, q1)
 
         try:
             # (map and unpacking rather than generators and attributes:
@@ -765,12 +775,12 @@ class Layers:
         except LookupError:
             return None
         outputs = [output] + [r for r, _, _ in more]
-        if any(r[0] not in ("n", "a") for r in outputs) or \
+        if any(r[0] not in _MADE and r[0] != "a" for r in outputs) or \
                 len(set(outputs)) != len(outputs) or \
                 nd1 - nd != len(declared) or \
                 any(f < n0 for f, _ in g.kernels[kern0:kern1]):
             return None
-        return (c1 - c0, k1 - k0, tuple(nodes),
+        return (_counts(at, after), k1 - k0, tuple(nodes),
                 tuple((f - n0, c) for f, c in g.kernels[kern0:kern1]),
                 tuple(g.node_source[n0:n1]), values, inits, kinds, shapes,
                 tuple(aten), declared, events, output, out_scope, out_meta,
@@ -791,14 +801,15 @@ class Layers:
             return None  # its own values differ from the template's
         own = self._own(path)
         names = b.names
-        if any(r[1] not in own or id(own[r[1]]) in names
-               for r, _ in inits if r[0] == "p") or \
+        made = tpl_made_params(inits, values)
+        if any(r not in own or id(own[r]) in names for r in made) or \
                 any(r not in own for r in tpl_params(nodes)):
             return None
         c0, k0, n0 = g._counter, g._nodes_made, len(g.nodes)
+        q0, f0 = g._deferred_calls, g._deferred_consts
         ni = len(g.inits)
         args = [names[id(t)] for t in tensors]
-        self.replayed[0] += dk
+        self.replayed[0] += dk + dc[1]
         self.replayed[1] += 1
         lead = _lead(path)
 
@@ -811,13 +822,14 @@ class Layers:
                 return lead + r[1]
             if r[0] == "pT":
                 return lead + r[1] + "^T"
+            if r[0] == "P":
+                return "\5" + r[1] + lead + r[2]
+            if r[0] in _MADE:
+                return deferred_name(r, q0, f0)
             return r[1]  # "e": "" or None
 
-        def node_name(o, k, scope):
-            return "%s/%s_%d" % (scope, o, k0 + k) if scope else \
-                "%s_%d" % (o, k0 + k)
         g.nodes.extend(_new_node(Node, (
-            op, node_name(o, k, path + s), [name(i) for i in ins],
+            op, node_name(o, k, path + s, k0, q0), [name(i) for i in ins],
             [name(x) for x in outs],
             {a: list(v) if type(v) is list else v for a, v in attrs},
             domain, path + s))
@@ -825,13 +837,12 @@ class Layers:
         g.node_source.extend(sources)
         g.kernels.extend((n0 + f, c) for f, c in kernels)
         put_tables(b, name, values, inits, kinds, shapes)
-        for r, _ in inits:
-            if r[0] == "p":  # the layer's own parameter, named
-                t = own[r[1]]
-                b.hold(t)
-                names[id(t)] = lead + r[1]
+        for r in made:  # the layer's own parameters, named
+            t = own[r]
+            b.hold(t)
+            names[id(t)] = lead + r
         for ((o, k), s, v) in aten:
-            g.aten[node_name(o, k, path + s)] = \
+            g.aten[node_name(o, k, path + s, k0, q0)] = \
                 _absolute(v, c0, k0, ni, path + s, name)
         self._module_events(path, events)
         if cached:
@@ -847,7 +858,7 @@ class Layers:
             v = self._value_of(t) if type(t) in _KEPT_VALUES else t.v
             if v is not None:
                 b.replayed_tracked.append((name(r), v))
-        out = finish_replay(b, declared, name, c0 + dc, k0 + dk, output,
+        out = finish_replay(b, declared, name, dc, k0 + dk, output,
                             path + out_scope, (size, stride, dtype))
         out = _handed_on(output, tensors, (dtype, size, stride), out)
         if form is None:
@@ -1261,8 +1272,17 @@ def _contents(v):
 
 def tpl_params(nodes):
     """The relative names of the parameters a template's nodes read
-    (themselves or their folded t())."""
-    return {r[1] for n in nodes for r in n[4] if r[0] in ("p", "pT")}
+    (themselves, their folded t(), or first where a numbered call reads
+    them under deferred numbering)."""
+    return {r[-1] for n in nodes for r in n[4] if r[0] in ("p", "pT", "P")}
+
+
+def tpl_made_params(inits, values):
+    """The relative names of the parameters a template names: those it
+    makes initializers of, and those a numbered call reads first where
+    the numbering is deferred (the library makes their initializers)."""
+    return [r[1] for r, _ in inits if r[0] == "p"] + \
+        [r[2] for r, _ in values if r[0] == "P"]
 
 
 # a key's templates that differed before it is run for good

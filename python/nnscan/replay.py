@@ -27,6 +27,15 @@ no name yet, a numbered call that folds a weight's t() (the numbered
 tape's records hold the counters: they are made relative to the
 template's start, as its names are).
 
+Where the numbering is left to the library (graph.defer_numbering:
+names marked, numbered by what the recorder makes alone), a template
+holds the marked names relative to the same counters and to two more:
+the numbered calls ("\3K.J" outputs, "\3nK" placeholders) and the
+constants from outside they read first ("\5cK"): marked(),
+deferred_name(), node_numbered() and node_name(). The packed form a
+replay makes is then the one its call would have made, and the library
+numbers it as it would that one.
+
 A template is a function of the key alone where it reads nothing from
 before the call but the call's arguments, and the key names no value (no
 tracked argument): then it holds in any recording of the same settings
@@ -55,8 +64,7 @@ _DIGITS = "0123456789"
 
 
 def enabled():
-    return os.environ.get("NNSCAN_REPLAY", "1") != "0" and \
-        os.environ.get("NNSCAN_TAPE_NUMBERED") != "defer"
+    return os.environ.get("NNSCAN_REPLAY", "1") != "0"
 
 
 def forget():
@@ -79,7 +87,8 @@ class Replays:
         self.kept = {}
         # what a template kept for the process holds in (_KEPT's keys)
         self.settings = (builder.shadows is None, tape.enabled(),
-                         builder.numbered, torch.get_default_dtype())
+                         builder.numbered, builder.g.deferred,
+                         torch.get_default_dtype())
         self.portable = {}  # key -> key()'s third item
         self.rules = None  # _rules(), once asked
 
@@ -269,17 +278,19 @@ class Replays:
         """What the call between `at` and `after` added, its names
         relative to the counters; None where that cannot be replayed."""
         g, b = self.b.g, self.b
-        (c0, k0, n0, kern0, nv, ni, nk, ns, na, nd, unc) = at
-        (c1, k1, n1, kern1, nv1, ni1, nk1, ns1, na1, nd1, unc1) = after
+        (c0, k0, n0, kern0, nv, ni, nk, ns, na, nd, unc, q0, _) = at
+        (c1, k1, n1, kern1, nv1, ni1, nk1, ns1, na1, nd1, unc1, q1, _) = after
         if unc1 != unc or not isinstance(out, torch.Tensor) or \
                 (b.shadows is not None and id(out) in b.shadows.of):
             return None
         arg_of = {}
         for k, t in enumerate(tensors):
             arg_of.setdefault(b.names[id(t)], k)
+        numbered = (lambda name: marked(name, at, after)) if g.deferred \
+            else (lambda name: counted(name, c0, c1))
 
         def rel(name):
-            r = counted(name, c0, c1)
+            r = numbered(name)
             if r is not None:
                 return r
             if name in arg_of:
@@ -288,13 +299,13 @@ class Replays:
 
         def made(name):
             r = rel(name)
-            if r[0] != "n":
+            if r[0] not in _MADE:
                 raise LookupError(name)
             return r
 
         def node_number(name, op=None):
-            o, k = node_numbered(name, scope, k0, k1)
-            if op is not None and o != op:
+            o, k = node_numbered(name, scope, k0, k1, q0, q1)
+            if op is not None and o.lstrip("\4") != op:
                 raise LookupError(name)
             return o, k
 
@@ -322,13 +333,14 @@ class Replays:
             for i, (t, _) in b.shadows.of.items() if b.shadows else ():
                 n = b.names.get(i)
                 if n is not None and b.names.get(id(t)) == n and \
-                        rel(n)[0] == "n":
+                        rel(n)[0] in _MADE:
                     tracked.append((rel(n), t))
             aten = tuple((node_number(k), _relative(v, c0, k0, ni, scope))
                          for k, v in added(g.aten, na, na1))
             # (a later call may not have dropped them: its nodes only)
-            declared = tuple(r for r, _ in values
-                             if r[1] + str(c0 + r[2]) in g.declared)
+            dec = g.declared
+            declared = tuple(r for k, (r, _) in zip(
+                itertools.islice(g.values, nv, nv1), values) if k in dec)
             name = b.names.get(id(out))
             output = rel(name) if name is not None else ("g", None)
         except LookupError:
@@ -336,7 +348,7 @@ class Replays:
         if any(f < 0 for f, _ in kernels) or output[0] == "g" or \
                 nd1 - nd != len(declared):
             return None
-        tpl = (c1 - c0, k1 - k0, nodes, kernels, tuple(g.node_source[n0:n1]),
+        tpl = (_counts(at, after), k1 - k0, nodes, kernels, tuple(g.node_source[n0:n1]),
                values, inits, kinds, shapes,
                tuple(r for r, _ in tracked), aten, declared,
                output, _meta_of(out))
@@ -349,6 +361,7 @@ class Replays:
         (dc, dk, nodes, kernels, sources, values, inits, kinds, shapes,
          tracked, aten, declared, output, (dtype, shape, stride, _)) = tpl
         c0, k0, n0 = g._counter, g._nodes_made, len(g.nodes)
+        q0, f0 = g._deferred_calls, g._deferred_consts
         ni = len(g.inits)
         names = b.names
         args = [names[id(t)] for t in tensors]
@@ -358,12 +371,13 @@ class Replays:
                 return r[1] + str(c0 + r[2])
             if r[0] == "a":
                 return args[r[1]]
+            if r[0] in _MADE:
+                return deferred_name(r, q0, f0)
             return r[1]
 
         scope = b.scope
-        prefix = scope + "/" if scope else ""
-        g.nodes.extend(_new_node(Node, (op, "%s%s_%d" % (prefix, named,
-                                                         k0 + k),
+        g.nodes.extend(_new_node(Node, (op, node_name(named, k, scope, k0,
+                                                      q0),
                                         [name(i) for i in ins],
                                         [name(o) for o in outs],
                                         {a: list(v) if type(v) is list else v
@@ -375,9 +389,9 @@ class Replays:
         put_tables(b, name, values, inits, kinds, shapes)
         b.replayed_tracked.extend((name(r), t) for r, t in zip(tracked, held))
         for (op, k), v in aten:
-            g.aten["%s%s_%d" % (prefix, op, k0 + k)] = \
+            g.aten[node_name(op, k, scope, k0, q0)] = \
                 _absolute(v, c0, k0, ni, scope)
-        return finish_replay(b, declared, name, c0 + dc, k0 + dk, output,
+        return finish_replay(b, declared, name, dc, k0 + dk, output,
                              scope, (shape, stride, dtype))
 
 
@@ -399,9 +413,56 @@ def counted(name, c0, c1):
     return None
 
 
-def node_numbered(name, scope, k0, k1):
+def marked(name, at, after):
+    """counted() for the names of a graph whose numbering is deferred
+    (graph_at's `at` and `after` around a call): ("n", "\2" STEM, k) for
+    a value the recorder numbered, ("q", k, j) for the j-th output of
+    the call's k-th numbered call ("\3K.J"), ("f", k) for its k-th
+    constant from outside that a numbered call read first ("\5cK");
+    else None."""
+    mark = name[:1]
+    if mark == "\2":
+        r = counted(name[1:], at[0], after[0])
+        return r and ("n", "\2" + r[1], r[2])
+    if mark == "\3":
+        k, dot, j = name[1:].partition(".")
+        if dot and k.isdigit() and j.isdigit():
+            k = int(k) - at[11]
+            if 0 <= k < after[11] - at[11]:
+                return ("q", k, int(j))
+    elif name[:2] == "\5c" and name[2:].isdigit():
+        k = int(name[2:]) - at[12]
+        if 0 < k <= after[12] - at[12]:
+            return ("f", k)
+    return None
+
+
+def deferred_name(r, q0, f0):
+    """The name of marked()'s ("q", k, j) or ("f", k) where the graph's
+    numbered calls and their outside constants number q0 and f0."""
+    if r[0] == "q":
+        return "\3%d.%d" % (q0 + r[1], r[2])
+    return "\5c%d" % (f0 + r[1])
+
+
+# the kinds of relative names a call makes: counted()'s and marked()'s
+_MADE = frozenset("nqf")
+
+
+def node_numbered(name, scope, k0, k1, q0=0, q1=0):
     """(op, k) for the node "SCOPE/OP_N" made in `scope` with N = k0 + k
-    (k0 <= N < k1); LookupError for any other name."""
+    (k0 <= N < k1); for a graph whose numbering is deferred, ("\4" OP, k)
+    for "\4SCOPE/OP_N", and ("\3n", k) for the placeholder of the call's
+    k-th numbered call ("\3nK", q0 <= K < q1); LookupError for any other
+    name."""
+    if name[:1] == "\4":
+        o, k = node_numbered(name[1:], scope, k0, k1)
+        return "\4" + o, k
+    if name[:2] == "\3n":
+        num = name[2:]
+        if num.isdigit() and q0 <= int(num) < q1:
+            return "\3n", int(num) - q0
+        raise LookupError(name)
     head = scope + "/" if scope else ""
     if not name.startswith(head):
         raise LookupError(name)
@@ -409,6 +470,16 @@ def node_numbered(name, scope, k0, k1):
     if not num.isdigit() or str(int(num)) != num or not k0 <= int(num) < k1:
         raise LookupError(name)
     return o, int(num) - k0
+
+
+def node_name(o, k, scope, k0, q0):
+    """node_numbered()'s (o, k) named in `scope` where the graph's
+    counters stand at k0 (nodes) and q0 (numbered calls)."""
+    if o[:1] in ("\3", "\4"):
+        if o == "\3n":
+            return "\3n%d" % (q0 + k)
+        return "\4" + node_name(o[1:], k, scope, k0, q0)
+    return "%s/%s_%d" % (scope, o, k0 + k) if scope else "%s_%d" % (o, k0 + k)
 
 
 def added(d, start, stop):
@@ -430,22 +501,26 @@ def tables_added(b, at, after, made):
                      (7, shapes)))
 
 
-def finish_replay(b, declared, name, counter, nodes_made, output, scope,
+def finish_replay(b, declared, name, counts, nodes_made, output, scope,
                   meta):
     """A replay's last steps: its declared values, the graph's counters
-    where the template left them, and the call's output made on meta
+    where the template left them (counts: what it numbered, _counts),
+    and the call's output made on meta
     (size, stride, dtype), named name(output), made in `scope` unless it
     is an argument."""
     g = b.g
     for r in declared:
         g.declared.add(name(r))
-    g._counter = counter
+    dc, dq, df = counts
+    g._counter += dc
+    g._deferred_calls += dq
+    g._deferred_consts += df
     g._nodes_made = nodes_made
     size, stride, dtype = meta
     out = made_on_meta(dtype, size, stride)
     b.hold(out)
     b.names[id(out)] = name(output)
-    if output[0] == "n":  # made by the call (else an argument's alias)
+    if output[0] in _MADE:  # made by the call (else an argument's alias)
         b.scope_of[id(out)] = scope
     return out
 
@@ -523,7 +598,22 @@ def graph_at(b):
     return (g._counter, g._nodes_made, len(g.nodes), len(g.kernels),
             len(g.values), len(g.inits), len(g.param_kinds),
             len(b.shape_of), len(g.aten), len(g.declared),
-            sum(b.uncounted.values()))
+            sum(b.uncounted.values()), g._deferred_calls,
+            g._deferred_consts)
+
+
+def nodes_made(at, after):
+    """The nodes a call between graph_at's `at` and `after` made, as the
+    graph counts them: a numbered call whose numbering is deferred counts
+    one (the library's lowering makes one or more)."""
+    return after[1] - at[1] + after[11] - at[11]
+
+
+def _counts(at, after):
+    """What a call between graph_at's `at` and `after` numbered: values
+    (the recorder's), numbered calls and their outside constants (where
+    the numbering is deferred)."""
+    return after[0] - at[0], after[11] - at[11], after[12] - at[12]
 
 
 def _relative(record, c0, k0, ni, scope, rel=None):

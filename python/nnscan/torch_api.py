@@ -227,7 +227,8 @@ def built(rec, keep=None, earlier=None):
     from .summary_memo import Log, Logged, same_hand_over
     rec.graph.observed = rec.builder.shape_of  # for check_shapes
     parts = rec.graph.pack_parts()
-    if earlier is not None and not rec.stack.custom and parts == earlier[0]:
+    if earlier is not None and not rec.stack.custom and \
+            parts == earlier[0] and _named_as(rec.graph, earlier[2]):
         log = Log()
         dry = Logged(None, log, earlier[1].asked, dry=True)
         masks.hand_over(dry, rec)
@@ -237,8 +238,14 @@ def built(rec, keep=None, earlier=None):
             keep += (parts, log)
             return earlier[2]
     g = rec.graph
-    # (the masks' values by the names the library gave them)
-    handle = build_packed(parts, g.tracked if g.deferred else None)
+    if g.deferred:
+        # the masks' values by the names the library gave them, kept for
+        # a later recording that packs the same (_named_as)
+        marked = list(g.tracked)
+        handle = build_packed(parts, g.tracked)
+        handle.packed_names = dict(zip(marked, g.tracked))
+    else:
+        handle = build_packed(parts)
     handle.infer(fallback_declared=True)
     check_shapes(handle, rec)
     if keep is None:
@@ -248,6 +255,21 @@ def built(rec, keep=None, earlier=None):
         masks.hand_over(Logged(handle, log), rec)
         keep += (parts, log)
     return handle
+
+
+def _named_as(g, handle):
+    """Renames the masks' values of a graph whose numbering is deferred
+    as `handle`, built from the same packed form, named them (False where
+    it named none of one); True for any other graph."""
+    if not g.deferred:
+        return True
+    names = getattr(handle, "packed_names", {})
+    if any(n not in names for n in g.tracked):
+        return False
+    named = {names[n]: v for n, v in g.tracked.items()}
+    g.tracked.clear()
+    g.tracked.update(named)
+    return True
 
 
 def check_shapes(handle, rec):
@@ -269,15 +291,24 @@ def check_shapes(handle, rec):
     g = rec.graph
     none = {}
     seen = set()
+    named = {}
+    if g.deferred:
+        # the numbering left to the library: its names of the recorder's
+        # values, asked of the packed form again (docs/tape.md, "Numbers
+        # the library gives"), as seldom as shapes differ
+        from .graph import packed_names
+        outs = [o for n in g.nodes for o in n.outputs if o]
+        named = dict(zip(outs, packed_names(g.pack_parts(), outs)))
     for k, node in enumerate(g.nodes):
         if node.domain == "pytorch.aten":
             continue
         op, scope = node.op, node.scope
         for o in node.outputs:
-            if o not in differ:
+            lib_name = named.get(o, o)
+            if lib_name not in differ:
                 continue
             want = recorded[o]
-            got = (inferred.get(o) or none).get("shape")
+            got = (inferred.get(lib_name) or none).get("shape")
             key = (g.node_source[k], scope)
             if key in seen:
                 continue
@@ -288,9 +319,7 @@ def check_shapes(handle, rec):
                 f"{None if got is None else tuple(got)}; its counts may be off",
                 ShapeMismatch, stacklevel=3)
     if g.deferred and not seen:
-        # the numbering left to the library: the values by its names,
-        # which the recorder's nodes do not hold (docs/tape.md, "Numbers
-        # the library gives")
+        # values no node of the recorder's wrote: by the library's names
         warnings.warn(
             f"nnscan: the library infers other shapes than PyTorch gives "
             f"for {', '.join(sorted(differ)[:5])}"

@@ -65,3 +65,100 @@ def test_no_plan_is_asked(monkeypatch):
     monkeypatch.setattr(tape, "_plan", lambda *a: asked.append(a))
     _reports(monkeypatch, "defer", tn.Mixed)
     assert asked == []
+
+
+class Layer(nn.Module):
+    """A layer whose numbered calls read first its parameters (the
+    norm's; the projections' weights, their t() folded), a buffer and a
+    constant from outside (a plain attribute, which cat reads first), and
+    make values of their own: each layer's first reads are its own, which
+    a replay names anew (module_replay.py under deferred numbering)."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(8)
+        self.up = nn.Linear(8, 16)
+        self.act = nn.GELU()
+        self.down = nn.Linear(16, 8)
+        self.drop = nn.Dropout(0.1)
+        self.register_buffer("shift", torch.full((8,), 0.25))
+        self.pad = torch.full((1, 8), 0.5)  # no parameter, no buffer
+
+    def forward(self, x):                       # T x 8
+        h = self.down(self.act(self.up(self.norm(x))))
+        h = torch.cat([self.drop(h), self.pad], 0)[:-1]
+        return torch.cat([x + h, self.shift[None]], 0)[1:]
+
+
+class Layers(nn.Module):
+    def __init__(self, n=5):
+        super().__init__()
+        self.layers = nn.ModuleList(Layer() for _ in range(n))
+        self.head = nn.Linear(8, 4)
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return self.head(x)
+
+
+def _replayed_reports(monkeypatch, how, replays):
+    """(layers replayed, every report of conftest.replay_reports) of a
+    fresh process's summary of Layers, numbered `how`."""
+    from conftest import layers_replayed, replay_reports
+    from nnscan import module_replay, summary_memo
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", how)
+    monkeypatch.setattr(module_replay, "_MIN_GROUP_NODES", 0)
+    monkeypatch.setattr(summary_memo, "enabled", lambda: False)
+    module_replay.forget()
+    torch.manual_seed(0)
+    model = Layers().eval()
+    with layers_replayed() as count:
+        reports, _ = replay_reports(model, torch.randn(6, 8), replays)
+    return count[0], reports
+
+
+def test_layers_replay_with_the_numbering_deferred(monkeypatch):
+    """Layers alike replay (their first two calls verify the template),
+    and every report is the one with every layer run and the rules'; the
+    template is kept for the process, so a later summary replays every
+    layer."""
+    rules = _replayed_reports(monkeypatch, "0", False)[1]
+    assert _replayed_reports(monkeypatch, "defer", False)[1] == rules
+    replayed, deferred = _replayed_reports(monkeypatch, "defer", True)
+    assert replayed == 3 and deferred == rules
+    from conftest import layers_replayed, replay_reports
+    with layers_replayed() as count:
+        again, _ = replay_reports(Layers().eval(), torch.randn(6, 8), True)
+    assert count[0] == 5 and again == rules
+
+
+def _backward_reports(monkeypatch, how, model):
+    """The reports of summary(backward=True), numbered `how`, and whether
+    its forward's numbering was deferred."""
+    import nnscan
+    from nnscan import recorder
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", how)
+    deferred = []
+    real = recorder._run
+
+    def run(*a, **kw):
+        rec = real(*a, **kw)
+        deferred.append(rec.graph.deferred)
+        return rec
+    monkeypatch.setattr(recorder, "_run", run)
+    torch.manual_seed(0)
+    s = nnscan.summary(model().eval(), inputs=(torch.randn(1, 3, 8, 8),),
+                       backward=True, file=False)
+    monkeypatch.setattr(recorder, "_run", real)
+    return deferred, [s.to_text(), s.to_json(version=2),
+                      s.backward.to_text(), s.backward.to_json(version=2)]
+
+
+def test_a_backward_is_the_rules(monkeypatch):
+    """summary(backward=True): the forward numbered by the library (its
+    backward is a graph of its own), every report the rules'."""
+    for model in (tn.Mixed, Expanded):
+        deferred, reports = _backward_reports(monkeypatch, "defer", model)
+        assert deferred == [True]
+        assert reports == _backward_reports(monkeypatch, "0", model)[1]
