@@ -162,3 +162,60 @@ def test_a_backward_is_the_rules(monkeypatch):
         deferred, reports = _backward_reports(monkeypatch, "defer", model)
         assert deferred == [True]
         assert reports == _backward_reports(monkeypatch, "0", model)[1]
+
+
+def test_a_shape_disagreement_names_the_op_and_module(monkeypatch):
+    """The shape self-test (torch_api.check_shapes) with the numbering
+    left to the library: the library's names of the recorder's values
+    asked again, so its warning names the aten op and the module, as the
+    rules' does (test_recorder.py)."""
+    import nnscan
+    from nnscan import ops_map, torch_api
+
+    def wrong(b, args, kw, out):
+        b.node("Transpose", [b.inp(args[0])], [out], {"perm": [0, 1, 3, 2]})
+    monkeypatch.setitem(ops_map.OPS, "relu", wrong)
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "defer")
+    # a numbered call (the convolution) before it shifts its numbers
+    m = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU())
+    with pytest.warns(torch_api.ShapeMismatch,
+                      match=r"aten.relu.* module '1' .*\(1, 4, 6, 8\).*"
+                            r"\(1, 4, 8, 6\)"):
+        nnscan.summary(m, (3, 8, 10), file=False)
+
+
+INDEXING = ["index_two_leading", "index_adjacent_inner", "index_apart",
+            "mask_rows", "mask_rows_written"]
+
+
+def _indexing_reports(monkeypatch, how, fn):
+    import nnscan
+    import test_ops_selection as ops
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", how)
+    s = nnscan.summary(ops.Fn(fn), inputs=(ops.X,), file=False,
+                       columns=("flops", "macs", "dmas", "act"))
+    assert s.uncounted_aten == {} and s.totals["complete"]
+    return [s.to_text(), s.to_json(version=2), s.to_csv()]
+
+
+@pytest.mark.parametrize("name", INDEXING)
+def test_indexing_is_lowered_as_the_rules_lower_it(monkeypatch, name):
+    """x[i, :, j], x[:, i, j] (the indexed dims moved to lead, and back
+    where adjacent), x[mask] and x[mask] = rows: the library's table
+    lowers them (no plan asked, nothing left uncounted), every report the
+    rules'."""
+    import test_ops_selection as ops
+    fn = ops.CASES[name]
+    deferred = _indexing_reports(monkeypatch, "defer", fn)
+    assert deferred == _indexing_reports(monkeypatch, "0", fn)
+    assert deferred == _indexing_reports(monkeypatch, "1", fn)
+
+
+@pytest.mark.parametrize("fn", ["index_put_rows", "index_put_accumulate",
+                                "index_put_two", "index_put_mask_scalar",
+                                "index_put_mask_row"])
+def test_index_put_is_lowered_as_the_rules_lower_it(monkeypatch, fn):
+    import test_ops_selection as ops
+    fn = getattr(ops, fn)
+    assert _indexing_reports(monkeypatch, "defer", fn) == \
+        _indexing_reports(monkeypatch, "0", fn)

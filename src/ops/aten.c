@@ -1067,27 +1067,52 @@ static nns_status cumsum(nns__aten_call *c, const nns__aten_op *op) {
   return nns__aten_node(c, "CumSum", "", ins, 2, c->outs, 1);
 }
 
-/* x[i0, i1, ...] for integer index tensors over x's leading dims: each
+/* x[i0, i1, ...] for integer index tensors (ops_map.py's index): each
  * index as int64, expanded to their common shape where it has another, a
- * trailing axis added,
- * stacked, and one GatherND (ops_map.py's index, its leading case). */
+ * trailing axis added, stacked, and one GatherND over the indexed dims.
+ * Dims indexed other than leading are moved to lead first (a Transpose of
+ * x), as PyTorch does where they are apart; adjacent ones are moved back
+ * in place after (a Transpose of the gathered). `dims`: the k indexed
+ * dims, ascending; `at`: their index tensors. */
 static nns_status gather_nd(nns__aten_call *c, const char *x,
-                            const nns__aten_meta *mx,
-                            const nns__aten_arg *ix) {
+                            const nns__aten_meta *mx, const int *dims,
+                            const char *const *at, int k) {
   const nns__aten_meta *mo = A_META(c, c->outs[0]);
-  int k = ix->n, nb = mo ? mo->rank - (mx->rank - k) : -1;
-  if (!mo || k > 16 || nb < 0 || nb > 15)
+  int nb = mo ? mo->rank - (mx->rank - k) : -1;
+  if (!mo || k > 16 || nb < 0 || nb > 15 || mx->rank > NNS__ATEN_R_MAX)
     return NNS_E_NOTFOUND;
+  bool leading = dims[k - 1] == k - 1, adjacent = dims[k - 1] - dims[0] == k - 1;
+  /* where the broadcast dims sit in the output: in place of adjacent
+   * indexed dims, else first */
+  int b0 = adjacent ? dims[0] : 0;
   size_t first = *c->node_count; /* one kernel, as the recorder's rule */
   int64_t bshape[16];
   const char *bsyms[16];
   bool known = true;
   for (int d = 0; d < nb; d++) {
-    bshape[d] = mo->dims[d];
-    bsyms[d] = mo->syms ? mo->syms[d] : NULL;
-    if (mo->dims[d] < 0 && !bsyms[d])
+    bshape[d] = mo->dims[b0 + d];
+    bsyms[d] = mo->syms ? mo->syms[b0 + d] : NULL;
+    if (bshape[d] < 0 && !bsyms[d])
       return NNS_E_NOTFOUND;
-    known = known && mo->dims[d] >= 0;
+    known = known && bshape[d] >= 0;
+  }
+  if (!leading && !known)
+    return NNS_E_NOTFOUND; /* the rule's sizes are numbers */
+  if (!leading) {
+    /* the indexed dims first, the others after in order */
+    int64_t perm[NNS__ATEN_R_MAX];
+    int n = 0;
+    for (int j = 0; j < k; j++)
+      perm[n++] = dims[j];
+    for (int d = 0, j = 0; d < mx->rank; d++)
+      if (j < k && dims[j] == d)
+        j++;
+      else
+        perm[n++] = d;
+    const char *xt = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Transpose", "", &x, 1, &xt, 1));
+    A_TRY(nns_builder_attr_ints(c->b, "perm", perm, n, c->err));
+    x = xt;
   }
   bshape[nb] = 1;
   /* the broadcast sizes: a constant, or (a symbolic batch or sequence)
@@ -1102,7 +1127,7 @@ static nns_status gather_nd(nns__aten_call *c, const char *x,
   const char *parts[16];
   int64_t minus1 = -1;
   for (int j = 0; j < k; j++) {
-    const char *t = ix->tensors[j];
+    const char *t = at[j];
     const nns__aten_meta *mt = A_META(c, t);
     if (!mt || mt->dtype == NNS_DT_BOOL || !(mt->dtype == NNS_DT_INT64 ||
                                              mt->dtype == NNS_DT_INT32))
@@ -1144,34 +1169,89 @@ static nns_status gather_nd(nns__aten_call *c, const char *x,
     A_TRY(nns_builder_attr_int(c->b, "axis", -1, c->err));
   }
   const char *gins[] = {x, stacked};
-  A_TRY(nns__aten_node(c, "GatherND", "", gins, 2, c->outs, 1));
+  if (!adjacent || b0 == 0) {
+    A_TRY(nns__aten_node(c, "GatherND", "", gins, 2, c->outs, 1));
+    return nns__aten_kernel(c, first);
+  }
+  /* gathered: the broadcast dims, then x's others; moved back after the
+   * b0 dims before them */
+  const char *got = c->fresh(c->fe);
+  A_TRY(nns__aten_node(c, "GatherND", "", gins, 2, &got, 1));
+  int64_t back[NNS__ATEN_R_MAX];
+  int n = 0;
+  for (int d = 0; d < b0; d++)
+    back[n++] = nb + d;
+  for (int d = 0; d < nb; d++)
+    back[n++] = d;
+  for (int d = nb + b0; d < mo->rank; d++)
+    back[n++] = d;
+  A_TRY(nns__aten_node(c, "Transpose", "", &got, 1, c->outs, 1));
+  A_TRY(nns_builder_attr_ints(c->b, "perm", back, n, c->err));
+  return nns__aten_kernel(c, first);
+}
+
+/* x[mask], a boolean mask over x's leading dims: x flattened over those
+ * dims, and a Gather of as many rows as PyTorch selected (the output's
+ * first size: which rows is data, how many is in the recorded sizes;
+ * the positions a constant known by its shape alone), as ops_map.py's
+ * _masked_rows. */
+static nns_status masked_rows(nns__aten_call *c, const char *x,
+                              const nns__aten_meta *mx,
+                              const nns__aten_meta *mm) {
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  int lead = mm->rank, n = 1 + mx->rank - lead;
+  if (!mo || lead < 1 || lead > mx->rank || mx->rank > NNS__ATEN_R_MAX ||
+      mo->rank != n || mo->dims[0] < 0)
+    return NNS_E_NOTFOUND;
+  int64_t flat[NNS__ATEN_R_MAX];
+  flat[0] = 1;
+  for (int d = 0; d < mx->rank; d++) {
+    if (mx->dims[d] < 0)
+      return NNS_E_NOTFOUND;
+    if (d < lead)
+      flat[0] *= mx->dims[d];
+    else
+      flat[1 + d - lead] = mx->dims[d];
+  }
+  size_t first = *c->node_count;
+  const char *rows = c->fresh(c->fe);
+  A_TRY(nns__aten_reshape_to(c, x, flat, n, rows));
+  const char *ins[] = {rows, nns__aten_filler(c, NNS_DT_INT64, 1, mo->dims)};
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Gather", "", ins, 2, c->outs, 1));
+  A_TRY(nns_builder_attr_int(c->b, "axis", 0, c->err));
   return nns__aten_kernel(c, first);
 }
 
 /* index(self, indices): one integer index tensor (after leading Nones) is
- * a Gather along its axis; several over the leading dims a GatherND; a
- * mask, or other layouts, stay uncounted here. */
+ * a Gather along its axis; several a GatherND (gather_nd); one boolean
+ * mask over the leading dims the rows it picks (masked_rows); other masks
+ * stay uncounted here. */
 static nns_status index_(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x);
   const nns__aten_arg *ix = nns__aten_arg_of(c, "indices");
   if (!x || !mx || !ix || ix->kind != NNS__AA_TENSORS || ix->n < 1 ||
-      ix->n > mx->rank || !c->outs[0])
+      ix->n > mx->rank || ix->n > 16 || !c->outs[0])
     return NNS_E_NOTFOUND;
-  int at = -1, used = 0;
-  bool leading = true;
-  for (int k = 0; k < ix->n; k++)
+  int at = -1, used = 0, dims[16];
+  const char *tensors[16];
+  for (int k = 0; k < ix->n && k < 16; k++)
     if (ix->tensors[k]) {
       at = at < 0 ? k : at;
-      used++;
-    } else {
-      leading = false;
+      dims[used] = k;
+      tensors[used++] = ix->tensors[k];
     }
   if (used > 1)
-    return leading ? gather_nd(c, x, mx, ix) : NNS_E_NOTFOUND;
+    return gather_nd(c, x, mx, dims, tensors, used);
   const nns__aten_meta *mi = at >= 0 ? A_META(c, ix->tensors[at]) : NULL;
-  if (at < 0 || !mi || mi->dtype == NNS_DT_BOOL || mi->dtype == NNS_DT_UINT8)
+  if (at < 0 || !mi)
+    return NNS_E_NOTFOUND;
+  if (mi->dtype == NNS_DT_BOOL && ix->n == 1)
+    return masked_rows(c, x, mx, mi);
+  if (mi->dtype == NNS_DT_BOOL || mi->dtype == NNS_DT_UINT8)
     return NNS_E_NOTFOUND; /* a mask: not a Gather */
   const char *ins[] = {x, ix->tensors[at]};
   A_TRY(nns__aten_node(c, "Gather", "", ins, 2, c->outs, 1));

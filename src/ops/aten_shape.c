@@ -534,6 +534,35 @@ static nns_status index_put_symbolic(nns__aten_call *c, const char *x,
   return nns__aten_kernel(c, first);
 }
 
+/* x[mask] = v (accumulate: +=), a boolean mask over x's `lead` leading
+ * dims and v a row for each masked position: a ScatterND of v's rows
+ * into x flattened over those dims (which rows is data: the positions a
+ * constant known by its shape alone), reshaped back (ops_map.py's
+ * index_put). */
+static nns_status mask_rows_put(nns__aten_call *c, const char *x,
+                                const int64_t *dx, int rx, int lead,
+                                const char *v, const int64_t *dv, int rv,
+                                bool acc) {
+  if (lead < 1 || lead > rx || rv < 1 || rv != 1 + rx - lead ||
+      memcmp(dv + 1, dx + lead, (size_t)(rv - 1) * sizeof *dv))
+    return NNS_E_NOTFOUND;
+  int64_t flat[NNS__ATEN_R_MAX], pos[2] = {dv[0], 1};
+  flat[0] = nns__aten_prod(dx, lead);
+  for (int k = lead; k < rx; k++)
+    flat[1 + k - lead] = dx[k];
+  size_t first = *c->node_count;
+  const char *rows = c->fresh(c->fe), *put = c->fresh(c->fe);
+  A_TRY(nns__aten_reshape_to(c, x, flat, rv, rows));
+  const char *ins[] = {rows, nns__aten_filler(c, NNS_DT_INT64, 2, pos), v};
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "ScatterND", "", ins, 3, &put, 1));
+  if (acc)
+    A_TRY(nns__aten_attr_s(c, "reduction", "add"));
+  A_TRY(nns__aten_reshape_to(c, put, dx, rx, c->outs[0]));
+  return nns__aten_kernel(c, first);
+}
+
 static nns_status index_put(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "self"), *v = A_T(c, "values");
@@ -572,6 +601,9 @@ static nns_status index_put(nns__aten_call *c, const nns__aten_op *op) {
         fills = fills && (dv[k] == want || dv[k] == 1);
       }
     }
+    if (ix->n == 1 && m0->dtype == NNS_DT_BOOL && !(fills && !acc))
+      return mask_rows_put(c, x, dx, mx->rank, m0->rank, v, dv, mv->rank,
+                           acc);
     if (used != 1 || acc || m0->dtype != NNS_DT_BOOL || !fills)
       return NNS_E_NOTFOUND;
     const char *cond = ix->tensors[0];

@@ -122,15 +122,15 @@ static void lower(fe *f, const char *op, const nns__aten_arg *args,
   CHECK_EQ(nns__aten_lower(&c, e), NNS_OK);
 }
 
-/* The model's counts after the output `out` is declared; its node types
- * in order into types (joined by ','). */
+/* The model's counts after the output `out` is named (its sizes not
+ * declared: inference must give the ones the test gave it); its node
+ * types in order into types (joined by ','). */
 static nns_counts finish(fe *f, const char *out, char *types, size_t cap) {
   nns_counts c = {.size = sizeof c};
   value *v = find(f, out);
   if (!v)
     v = &f->v[f->n - 1];
-  CHECK_EQ(nns_builder_add_output(f->b, v->name, v->meta.dtype, v->meta.rank,
-                                  v->dims, NULL, &f->err),
+  CHECK_EQ(nns_builder_add_output(f->b, v->name, 0, -1, NULL, NULL, &f->err),
            NNS_OK);
   nns_model *m = NULL;
   CHECK_EQ(nns_builder_finish(f->b, &m, &f->err), NNS_OK);
@@ -141,6 +141,16 @@ static nns_counts finish(fe *f, const char *out, char *types, size_t cap) {
   }
   CHECK_EQ(nns_model_infer(m, NULL, &f->err), NNS_OK);
   CHECK_EQ(nns_model_unknown_op_count(m), 0);
+  size_t at;
+  nns_value_info vi = {.size = sizeof vi};
+  CHECK_EQ(nns_model_find_value(m, v->name, &at), NNS_OK);
+  CHECK_EQ(nns_model_value(m, at, &vi), NNS_OK);
+  CHECK_EQ(vi.rank, v->meta.rank);
+  for (int k = 0; k < vi.rank && k < v->meta.rank; k++) {
+    nns_dim d = {.size = sizeof d};
+    CHECK_EQ(nns_model_value_dim(m, at, k, &d), NNS_OK);
+    CHECK_EQ(d.value, v->dims[k]);
+  }
   types[0] = '\0';
   for (size_t k = 0; k < nns_model_node_count(m); k++) {
     nns_node_info ni = {.size = sizeof ni};
@@ -227,8 +237,94 @@ static void test_conj(void) {
   CHECK_EQ(k.flops, 0);
 }
 
+#define TS(nm, v, k) {.name = nm, .kind = NNS__AA_TENSORS, .tensors = v, .n = k}
+
+/* x[i, :, j] on x [3, 4, 5], i and j [2]: the indexed dims apart, moved
+ * to lead (Transpose), the indices stacked, one GatherND: [2, 4]. */
+static void test_index_apart(void) {
+  fe f;
+  start(&f);
+  const int64_t x[] = {3, 4, 5}, i[] = {2}, y[] = {2, 4};
+  add_value(&f, "x", NNS_DT_FLOAT, 3, x, true);
+  add_value(&f, "i", NNS_DT_INT64, 1, i, true);
+  add_value(&f, "j", NNS_DT_INT64, 1, i, true);
+  add_value(&f, "y", NNS_DT_FLOAT, 2, y, false);
+  const char *ix[] = {"i", NULL, "j"};
+  const nns__aten_arg args[] = {T("self", "x"), TS("indices", ix, 3)};
+  const char *outs[] = {"y"};
+  lower(&f, "index", args, 2, outs, 1);
+  char types[256];
+  finish(&f, "y", types, sizeof types);
+  CHECK_STR(types, "Transpose,Unsqueeze,Unsqueeze,Concat,GatherND");
+}
+
+/* x[:, i, j] on x [3, 4, 5], i [1, 2] and j [2, 1] (broadcast [2, 2]):
+ * the indexed dims adjacent, not leading: moved to lead, gathered
+ * ([2, 2, 3]), moved back in place: [3, 2, 2]. */
+static void test_index_adjacent_inner(void) {
+  fe f;
+  start(&f);
+  const int64_t x[] = {3, 4, 5}, i[] = {1, 2}, j[] = {2, 1}, y[] = {3, 2, 2};
+  add_value(&f, "x", NNS_DT_FLOAT, 3, x, true);
+  add_value(&f, "i", NNS_DT_INT64, 2, i, true);
+  add_value(&f, "j", NNS_DT_INT64, 2, j, true);
+  add_value(&f, "y", NNS_DT_FLOAT, 3, y, false);
+  const char *ix[] = {NULL, "i", "j"};
+  const nns__aten_arg args[] = {T("self", "x"), TS("indices", ix, 3)};
+  const char *outs[] = {"y"};
+  lower(&f, "index", args, 2, outs, 1);
+  char types[256];
+  finish(&f, "y", types, sizeof types);
+  CHECK_STR(types, "Transpose,Expand,Unsqueeze,Expand,Unsqueeze,Concat,"
+                   "GatherND,Transpose");
+}
+
+/* x[mask] on x [3, 4, 5], mask [3, 4] that picked 7 rows: x as [12, 5]
+ * and a Gather of 7 rows: [7, 5]. */
+static void test_index_mask_rows(void) {
+  fe f;
+  start(&f);
+  const int64_t x[] = {3, 4, 5}, m[] = {3, 4}, y[] = {7, 5};
+  add_value(&f, "x", NNS_DT_FLOAT, 3, x, true);
+  add_value(&f, "m", NNS_DT_BOOL, 2, m, true);
+  add_value(&f, "y", NNS_DT_FLOAT, 2, y, false);
+  const char *ix[] = {"m"};
+  const nns__aten_arg args[] = {T("self", "x"), TS("indices", ix, 1)};
+  const char *outs[] = {"y"};
+  lower(&f, "index", args, 2, outs, 1);
+  char types[256];
+  finish(&f, "y", types, sizeof types);
+  CHECK_STR(types, "Reshape,Gather");
+}
+
+/* x[mask] += v on x [3, 4, 5], mask [3, 4], v [7, 5] (a row for each of
+ * the 7 positions): x as [12, 5], a ScatterND adding v's rows, [3, 4, 5]
+ * again; 7 * 5 additions. */
+static void test_index_put_mask_rows(void) {
+  fe f;
+  start(&f);
+  const int64_t x[] = {3, 4, 5}, m[] = {3, 4}, v[] = {7, 5};
+  add_value(&f, "x", NNS_DT_FLOAT, 3, x, true);
+  add_value(&f, "m", NNS_DT_BOOL, 2, m, true);
+  add_value(&f, "v", NNS_DT_FLOAT, 2, v, true);
+  add_value(&f, "y", NNS_DT_FLOAT, 3, x, false);
+  const char *ix[] = {"m"};
+  const nns__aten_arg args[] = {T("self", "x"), TS("indices", ix, 1),
+                                T("values", "v"), B("accumulate", true)};
+  const char *outs[] = {"y"};
+  lower(&f, "index_put", args, 4, outs, 1);
+  char types[256];
+  nns_counts k = finish(&f, "y", types, sizeof types);
+  CHECK_STR(types, "Reshape,ScatterND,Reshape");
+  CHECK_EQ(k.flops, 7 * 5);
+}
+
 int main(void) {
   RUN(test_tables);
+  RUN(test_index_apart);
+  RUN(test_index_adjacent_inner);
+  RUN(test_index_mask_rows);
+  RUN(test_index_put_mask_rows);
   RUN(test_cudnn_batch_norm);
   RUN(test_roi_align);
   RUN(test_conj);
