@@ -210,6 +210,9 @@ ATEN_ARG_KIND = {}  # an aten record's argument kinds, word -> number
 # the library's aten table: op base name -> (form's word: "unary",
 # "binary", "alias", "create", "rule"; what it lowers to)
 ATEN_OPS = {}
+# op base name -> which outputs its lowering may leave unwritten (bit k:
+# output k; nns_aten_op_unwritten), for the ops that may
+ATEN_UNWRITTEN = {}
 TENSOR_ROLE = {}  # an inspection record's tensor roles (nns_tensor_role)
 COUNT_STYLE = {}  # nns_format_count's styles (nns_count_style)
 COL = {}  # the layer table's columns, word -> NNS_COL_* bit (nns_column_name)
@@ -256,6 +259,7 @@ FUNCTIONS = {
     "nns_family_name": (c_char_p, [c_size_t]),
     "nns_aten_op": (c_char_p, [c_size_t, POINTER(c_char_p)]),
     "nns_aten_op_form": (c_int, [c_size_t]),
+    "nns_aten_op_unwritten": (c_uint, [c_size_t]),
     "nns_aten_arg_kind_name": (c_char_p, [c_int]),
     "nns_aten_form_name": (c_char_p, [c_int]),
     "nns_aten_numbering": (c_status, [c_void_p, c_size_t,
@@ -500,9 +504,12 @@ def _read_words(cdll):
         i += 1
     i, to = 0, c_char_p()
     while cdll.nns_aten_op(i, ctypes.byref(to)) is not None:
-        ATEN_OPS[cdll.nns_aten_op(i, None).decode()] = (
+        op = cdll.nns_aten_op(i, None).decode()
+        ATEN_OPS[op] = (
             cdll.nns_aten_form_name(cdll.nns_aten_op_form(i)).decode(),
             to.value.decode())
+        if cdll.nns_aten_op_unwritten(i):
+            ATEN_UNWRITTEN[op] = cdll.nns_aten_op_unwritten(i)
         i += 1
     i = 1
     while cdll.nns_dtype_name(i) != b"unknown":  # numbered 1.. without gaps

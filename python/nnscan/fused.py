@@ -129,17 +129,24 @@ class Spans:
             at = rp.before()
         first = len(g.nodes)
         _local.span = None  # what it calls in turn is its own
+        self.b.in_fused += 1
         try:
             out = orig(*args, **kwargs)
             if mode.pending:
                 _flush(mode)
         finally:
             _local.span = self.call
+            self.b.in_fused -= 1
         if len(g.nodes) - first > 1:
             kernels = g.kernels
             while kernels and kernels[-1][0] >= first:
                 kernels.pop()
-            g.drop_nodes(self._discarded(first, out))
+            dropped = self._discarded(first, out)
+            shapes = self.b.shape_of
+            for k in dropped:  # no value of the graph's: nothing to test
+                for o in g.nodes[k].outputs:
+                    shapes.pop(o, None)
+            g.drop_nodes(dropped)
             count = len(g.nodes) - first
             if count > 1:
                 kernels.append((first, count))

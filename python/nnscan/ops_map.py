@@ -131,7 +131,17 @@ def binary(op, swap=False):
                 like = torch.empty((), dtype=common, device="meta")
         ins = [_as_dtype(b, v, common) if t else b.scalar(v, like)
                for v, t in ((x, tx), (y, ty))]
-        b.node(op, ins[::-1] if swap else ins, [out])
+        if swap:
+            ins = ins[::-1]
+        alpha = _arg(args, kw, 2, "alpha", 1) if op in ("Add", "Sub") \
+            else 1
+        if alpha != 1:  # add, sub, rsub: x + alpha * other, one kernel
+            other = x if swap else y
+            scaled = b.fresh(common, list(other.shape) if b.is_tensor(other)
+                             else [])
+            b.node("Mul", [ins[1], b.scalar(alpha, like)], [scaled])
+            ins[1] = b.name(scaled)
+        b.node(op, ins, [out])
     if not swap:  # what the library's table says too: the tape may take it
         rule.tape = ("binary", op)
     return rule

@@ -214,11 +214,12 @@ def _scalar(v):
 # tools/tape_same.py, on the zoos and the suites: the complex ops,
 # _grouped_mm, the fused attention kernels), and
 # the ops whose outputs are data-shaped (nonzero, unique), whose sizes
-# the rule declares from the values it ran on. A
-# call the table declines (index by a boolean mask, whose output the
-# rule declares as data-shaped; a copy to the same dtype, an alias) keeps
-# its rule at run time, as does one reading a weight's pending t() other
-# than as a product's right operand (record_numbered).
+# the rule declares from the values it ran on, and masked_scatter, which
+# the rule counts from the mask's tracked value (the table never lowers
+# it). A call the table declines keeps its rule at run time, as does one
+# reading a weight's pending t() other than as a product's right operand
+# (record_numbered); under deferred numbering nothing is asked per call,
+# so a call the table declines is left uncounted (record_deferred).
 NUMBERED = frozenset((
     "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward",
     "_adaptive_avg_pool3d", "_convolution", "_is_all_true", "_log_softmax",
@@ -242,7 +243,7 @@ NUMBERED = frozenset((
     "im2col", "index", "index_add", "index_copy", "index_put", "index_select",
     "le", "leaky_relu", "linalg_vector_norm", "log1p", "log2",
     "log_sigmoid_forward", "log_softmax", "logsumexp", "lt", "masked_fill",
-    "masked_scatter", "max", "max_pool2d_with_indices",
+    "max", "max_pool2d_with_indices",
     "max_pool2d_with_indices_backward", "max_pool3d_with_indices", "mean",
     "min", "mish", "mm", "mse_loss", "mse_loss_backward", "mul", "mv",
     "nan_to_num", "native_batch_norm", "native_batch_norm_backward",
@@ -490,6 +491,13 @@ def record_deferred(b, base, names, args, kwargs, out):
     numbers by what the call took), the tensors it reads first marked for
     the library to name where its nodes read them (_first_read), no plan
     asked: only its record's template, kept per call key."""
+    if base == "_to_copy" and b.in_fused or base in _api.ATEN_UNWRITTEN:
+        # a cast a fused call may drop (fused.DROPPED): the rule's Cast,
+        # which the recorder numbers, so the numbers after it are the
+        # rule's whether it is dropped or not; a call whose lowering may
+        # leave an output unwritten (a pooling's indices): its rule, which
+        # makes that output a constant where a later op reads it first
+        return False
     pending = b.pending_t
     folds = ()
     fold = _folded(b, base, args)

@@ -169,3 +169,39 @@ def test_the_tables_declarative_entries_are_written_once():
             assert not re.search(r'"%s":\s*(unary|binary)\("' % op, source)
     # the table has each form (a count from it, not from this file)
     assert set(forms) >= {"unary", "binary", "alias", "create"}
+
+
+class Scaled(torch.nn.Module):
+    def forward(self, x, y):
+        return torch.add(x, y, alpha=2) + torch.sub(x, y, alpha=0.5) + \
+            torch.rsub(x, 3.0, alpha=2)
+
+
+@pytest.mark.parametrize("numbered", ["0", "1", "defer"])
+def test_alpha_is_counted(monkeypatch, numbered):
+    """x + alpha * y is a multiply and an add an element (by hand: three
+    such ops on [2, 6], and the two adds joining them, 12 elements each:
+    3 * 24 + 2 * 12 = 96 FLOPs), however the calls are lowered."""
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
+    x = torch.randn(2, 6)
+    s = nnscan.summary(Scaled(), inputs=(x, x.clone()), file=False)
+    assert s.totals["complete"] and s.uncounted_aten == {}
+    assert s.totals["flops"] == 96
+
+
+class Rounded(torch.nn.Module):
+    def forward(self, x, y):
+        return torch.div(x, y, rounding_mode="floor") + \
+            torch.div(x, y, rounding_mode="trunc")
+
+
+@pytest.mark.parametrize("numbered", ["0", "1", "defer"])
+def test_rounding_modes_are_counted(monkeypatch, numbered):
+    """div's rounding modes (ops_map.py's div): floor a Div and a Floor an
+    element, trunc a Div; and the Add joining them: on [2, 6] by hand
+    12 * (2 + 1 + 1) = 48 FLOPs, however the calls are lowered."""
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
+    x = torch.randn(2, 6)
+    s = nnscan.summary(Rounded(), inputs=(x, x.clone() + 3), file=False)
+    assert s.totals["complete"] and s.uncounted_aten == {}
+    assert s.totals["flops"] == 48

@@ -909,5 +909,10 @@ int nns_aten_op_form(size_t i) {
   return e ? e->form : 0;
 }
 
+unsigned nns_aten_op_unwritten(size_t i) {
+  const nns__aten_op *e = nns__aten_entry(i);
+  return e ? e->unwritten : 0;
+}
+
 NNS__NAME_FN(nns_aten_arg_kind_name, NNS_ATEN_ARG_KIND_MAP)
 NNS__NAME_FN(nns_aten_form_name, NNS_ATEN_FORM_MAP)

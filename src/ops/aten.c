@@ -1482,7 +1482,7 @@ static const nns__aten_op table[] = {
     RULE("matmul", "MatMul", nns__aten_matmul),
     RULE("max_pool1d", "MaxPool", pool),
     RULE("max_pool2d", "MaxPool", pool),
-    RULE("max_pool2d_with_indices", "MaxPool", pool),
+    RULE_UNWRITTEN_1("max_pool2d_with_indices", "MaxPool", pool),
     RULE("max_pool3d", "MaxPool", pool),
     BIN("maximum", "Max"),
     RULE("mean", "ReduceMean", reduce),

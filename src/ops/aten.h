@@ -146,6 +146,12 @@ typedef struct nns__aten_op {
   const char *onnx;      /* UNARY, BINARY: the op type; RULE: what it
                             lowers to, for `nnscan ops` */
   nns__aten_rule rule;   /* RULE */
+  /* bit k: output k, which the rule may leave unwritten (a pooling's
+   * indices, a loss's total weight, a dropout's mask): a recorder that
+   * leaves the numbering to the library at the build (deferred names)
+   * records such a call by its own rule, which makes such an output a
+   * constant where a later op reads it, numbered there */
+  uint8_t unwritten;
 } nns__aten_op;
 
 /* A family's table: sorted by name, its entries unique over every

@@ -88,11 +88,13 @@ nns_status nns__aten_binary_to(nns__aten_call *c, const char *op_type,
 nns_status nns__aten_create(nns__aten_call *c);
 
 /* The forms of a table entry (aten.c, aten_math.c). */
-#define UN(name, onnx) {name, NNS__AF_UNARY, onnx, NULL}
-#define BIN(name, onnx) {name, NNS__AF_BINARY, onnx, NULL}
-#define ALIAS(name) {name, NNS__AF_ALIAS, "(its input)", NULL}
-#define CREATE(name) {name, NNS__AF_CREATE, "(a constant)", NULL}
-#define RULE(name, onnx, fn) {name, NNS__AF_RULE, onnx, fn}
+#define UN(name, onnx) {name, NNS__AF_UNARY, onnx, NULL, 0}
+#define BIN(name, onnx) {name, NNS__AF_BINARY, onnx, NULL, 0}
+#define ALIAS(name) {name, NNS__AF_ALIAS, "(its input)", NULL, 0}
+#define CREATE(name) {name, NNS__AF_CREATE, "(a constant)", NULL, 0}
+#define RULE(name, onnx, fn) {name, NNS__AF_RULE, onnx, fn, 0}
+/* A rule that may leave output 1 unwritten (nns__aten_op.unwritten). */
+#define RULE_UNWRITTEN_1(name, onnx, fn) {name, NNS__AF_RULE, onnx, fn, 2}
 
 /* The families other than aten.c's own. */
 extern const nns__aten_family nns__aten_math;  /* aten_math.c */

@@ -373,11 +373,26 @@ static const char *as_dtype(nns__aten_call *c, const char *t, int32_t want) {
   return out;
 }
 
+/* A binary entry's call: its op, one kernel. div's rounding mode, as
+ * ops_map.py's div: "floor" is floor_divide (Div, then Floor for floating
+ * point), "trunc" stays a Div (ONNX's integer Div truncates; of floating
+ * point the rounding's own pass is not counted: ONNX has no Trunc). */
 nns_status nns__aten_binary(nns__aten_call *c, const char *op_type) {
   if (c->n_outs < 1 || !c->outs[0])
     return NNS_E_NOTFOUND;
+  const nns__aten_arg *rm = nns__aten_arg_of(c, "rounding_mode");
+  const char *mode = rm && rm->kind == NNS__AA_STRING ? rm->s : NULL;
+  if (mode && (strcmp(op_type, "Div") ||
+               (strcmp(mode, "floor") && strcmp(mode, "trunc"))))
+    return NNS_E_NOTFOUND;
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  bool floor = mode && !strcmp(mode, "floor") && mo &&
+               nns__dtype_is_float(mo->dtype);
   size_t first = *c->node_count;
-  A_TRY(nns__aten_binary_to(c, op_type, c->outs[0]));
+  const char *q = floor ? c->fresh(c->fe) : c->outs[0];
+  A_TRY(nns__aten_binary_to(c, op_type, q));
+  if (floor)
+    A_TRY(nns__aten_node(c, "Floor", "", &q, 1, c->outs, 1));
   return nns__aten_kernel(c, first);
 }
 
@@ -387,15 +402,14 @@ nns_status nns__aten_binary_to(nns__aten_call *c, const char *op_type,
   const nns__aten_arg *y = c->n_args > 1 ? &c->args[1] : NULL;
   if (!x || !y || c->n_outs < 1 || !c->outs[0] || !out)
     return NNS_E_NOTFOUND;
-  /* alpha scales `other` (add, sub, rsub); a rounding mode makes div
-   * another op: neither is one node. */
+  /* alpha scales `other` (add, sub, rsub): a Mul first where it is not 1
+   * (the caller makes them one kernel); a rounding mode is
+   * nns__aten_binary's. */
   const nns__aten_arg *al = nns__aten_arg_of(c, "alpha");
-  if (al && !((al->kind == NNS__AA_INT && !al->sym && al->i == 1) ||
-              (al->kind == NNS__AA_FLOAT && al->f == 1)))
+  if (al && !(al->kind == NNS__AA_FLOAT ||
+              (al->kind == NNS__AA_INT && !al->sym)))
     return NNS_E_NOTFOUND;
-  const nns__aten_arg *rm = nns__aten_arg_of(c, "rounding_mode");
-  if (rm && rm->kind == NNS__AA_STRING)
-    return NNS_E_NOTFOUND;
+  double alpha = !al ? 1 : al->kind == NNS__AA_INT ? (double)al->i : al->f;
   const nns__aten_meta *mo = A_META(c, c->outs[0]);
   /* The operands' common type: the output's, unless it is a comparison's
    * bool; then the tensor operand's. */
@@ -433,6 +447,15 @@ nns_status nns__aten_binary_to(nns__aten_call *c, const char *op_type,
     ins[0] = ins[1];
     ins[1] = t;
   }
+  if (alpha == 1)
+    return nns__aten_node(c, op_type, "", ins, 2, &out, 1);
+  /* x + alpha * other: the operand alpha scales is the node's second */
+  const char *mins[] = {ins[1], nns__aten_scalar(c, alpha, common)};
+  if (!mins[1])
+    return c->err->code;
+  const char *scaled = c->fresh(c->fe);
+  A_TRY(nns__aten_node(c, "Mul", "", mins, 2, &scaled, 1));
+  ins[1] = scaled;
   return nns__aten_node(c, op_type, "", ins, 2, &out, 1);
 }
 
