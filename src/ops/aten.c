@@ -1204,15 +1204,12 @@ static nns_status masked_rows(nns__aten_call *c, const char *x,
       mo->rank != n || mo->dims[0] < 0)
     return NNS_E_NOTFOUND;
   int64_t flat[NNS__ATEN_R_MAX];
-  flat[0] = 1;
-  for (int d = 0; d < mx->rank; d++) {
-    if (mx->dims[d] < 0)
-      return NNS_E_NOTFOUND;
-    if (d < lead)
-      flat[0] *= mx->dims[d];
-    else
-      flat[1 + d - lead] = mx->dims[d];
-  }
+  /* (sizes known, their product bounded: nns__aten_prod) */
+  if ((flat[0] = nns__aten_prod(mx->dims, lead)) < 0 ||
+      nns__aten_prod(mx->dims, mx->rank) < 0)
+    return NNS_E_NOTFOUND;
+  for (int d = lead; d < mx->rank; d++)
+    flat[1 + d - lead] = mx->dims[d];
   size_t first = *c->node_count;
   const char *rows = c->fresh(c->fe);
   A_TRY(nns__aten_reshape_to(c, x, flat, n, rows));

@@ -6,7 +6,9 @@ residual MLP, a block of numbered calls: aten records among the nodes,
 argument kind over the target's prelude values (x, y, i, w), one silu
 record alone (what the target also asks nns_aten_numbering of), and a
 numbered broadcast_tensors (an export-family op lowered behind a shim);
-two of the models with the numbering left to the library (deferred_*).
+three of the models with the numbering left to the library (deferred_*);
+the indexing model's calls (index off the leading dims, a mask's rows,
+alpha, a rounding mode) on both.
 
     NNSCAN_LIBRARY=build/gcc/libnnscan.so /usr/bin/python3 tests/fuzz/seeds/fuzz_aten/make_seeds.py
 """
@@ -32,6 +34,21 @@ class Residual(nn.Module):
         return torch.sigmoid(h * x + x) - torch.tanh(h)
 
 
+class Indexing(nn.Module):
+    """The calls the table lowers since session 93: integer indices off
+    the leading dims, a boolean mask's rows read and written, alpha, a
+    rounding mode."""
+
+    def forward(self, x):                   # 3 x 4 x 5
+        i = torch.tensor([0, 2])
+        apart = x[i, :, torch.tensor([1, 3])]        # 2 x 4
+        inner = x[:, i, torch.tensor([4, 0])]        # 3 x 2
+        mask = x[..., 0] > 0
+        y = x.clone().index_put((mask,), x[mask] * 2)
+        return torch.add(apart, apart, alpha=2), inner, \
+            torch.div(y, 3.0, rounding_mode="floor")
+
+
 def models():
     yield "cnn", nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(),
                                nn.Flatten()), torch.zeros(1, 3, 4, 4)
@@ -43,6 +60,7 @@ def models():
         nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.SiLU(),
         nn.MaxPool2d(2), nn.Flatten(1), nn.LayerNorm(16)), \
         torch.zeros(1, 3, 4, 4)
+    yield "indexing", Indexing(), torch.arange(60.0).reshape(3, 4, 5) - 30
 
 
 def synthetic():
@@ -87,7 +105,7 @@ def main():
         # weights' t() through unnumbered t records the library folds
         # (docs/tape.md, "A weight's transpose")
         os.environ["NNSCAN_TAPE_NUMBERED"] = \
-            "1" if name in ("numbered", "linears") else "0"
+            "1" if name in ("numbered", "linears", "indexing") else "0"
         rec = recorder.record_model(m.eval(), (x,))
         assert rec.graph.aten, "the tape took no call"
         with open(os.path.join(HERE, name + ".bin"), "wb") as f:
@@ -97,7 +115,7 @@ def main():
     # outputs and first reads, kernels by its entries
     os.environ["NNSCAN_TAPE_NUMBERED"] = "defer"
     for name, m, x in models():
-        if name in ("numbered", "linears"):
+        if name in ("numbered", "linears", "indexing"):
             rec = recorder.record_model(m.eval(), (x,))
             assert rec.graph.deferred
             with open(os.path.join(HERE, "deferred_" + name + ".bin"),
