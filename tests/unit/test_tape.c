@@ -47,8 +47,9 @@ static void test_tape_is_the_nodes(void) {
   nns_model_free(mn);
 }
 
-/* add with alpha 2 is not one Add: the table cannot lower it, so it is
- * one pytorch.aten node, its output's sizes the record's. */
+/* add with alpha 2 is x + 2 * x: a Mul, then the Add, one kernel; an op
+ * the table has no entry for is one pytorch.aten node, its output's sizes
+ * the record's. */
 static void test_tape_unlowered(void) {
   wbuf a;
   nns_error err;
@@ -58,14 +59,17 @@ static void test_tape_unlowered(void) {
   w_output(&a, "t");
   nns_model *m = NULL;
   CHECK_EQ(build(&a, &m, &err), NNS_OK);
-  CHECK_EQ(nns_model_node_count(m), 2);
+  CHECK_EQ(nns_model_node_count(m), 3);
   nns_node_info x = {.size = sizeof x};
   CHECK_EQ(nns_model_node(m, 0, &x), NNS_OK);
-  CHECK_STR(x.domain, "pytorch.aten");
-  CHECK_STR(x.op_type, "add");
-  CHECK_STR(x.name, "blk/add_0");
+  CHECK_STR(x.domain, "");
+  CHECK_STR(x.op_type, "Mul");
   CHECK_EQ(nns_model_node(m, 1, &x), NNS_OK);
+  CHECK_STR(x.op_type, "Add");
+  CHECK_EQ(nns_model_node(m, 2, &x), NNS_OK);
+  CHECK_STR(x.domain, "pytorch.aten");
   CHECK_STR(x.op_type, "no_such_op");
+  CHECK_STR(x.name, "blk/no_such_op_1");
   nns_model_free(m);
 }
 
@@ -148,7 +152,8 @@ static void test_tape_numbered(void) {
  * its output the second, x read first; view 2 numbers (the constant
  * first, c1), 1 node; addmm(bias, x, w) reads x, w, then bias (Gemm's
  * order); mm of mixed dtypes casts first;
- * add with alpha 2 nothing the table lowers; malformed calls refused. */
+ * add with alpha 2 a Mul by the constant 2 first (c1, v2), then the Add
+ * (v3); malformed calls refused. */
 static void test_numbering(void) {
   wbuf a;
   nns_error err;
@@ -228,7 +233,10 @@ static void test_numbering(void) {
   CHECK_EQ(x.read_after[1], 0); /* w: by the Cast, before any number */
   a.n = head;
   w_aten(&a, "add", "", "x", "x", 2, "o");
-  CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_E_NOTFOUND);
+  CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_OK);
+  CHECK_STR(x.op_types, "Mul Add");
+  CHECK_EQ(x.values, 3);
+  CHECK_EQ(x.constants, 1);
   /* no names record first; another record after; a small struct */
   wbuf bad;
   w_start(&bad);
