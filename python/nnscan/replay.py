@@ -348,8 +348,8 @@ class Replays:
         if any(f < 0 for f, _ in kernels) or output[0] == "g" or \
                 nd1 - nd != len(declared):
             return None
-        tpl = (_counts(at, after), k1 - k0, nodes, kernels, tuple(g.node_source[n0:n1]),
-               values, inits, kinds, shapes,
+        tpl = (_counts(at, after), k1 - k0, nodes, kernels,
+               tuple(g.node_source[n0:n1]), values, inits, kinds, shapes,
                tuple(r for r, _ in tracked), aten, declared,
                output, _meta_of(out))
         return tpl, [t for _, t in tracked]

@@ -1081,7 +1081,8 @@ static nns_status gather_nd(nns__aten_call *c, const char *x,
   int nb = mo ? mo->rank - (mx->rank - k) : -1;
   if (!mo || k > 16 || nb < 0 || nb > 15 || mx->rank > NNS__ATEN_R_MAX)
     return NNS_E_NOTFOUND;
-  bool leading = dims[k - 1] == k - 1, adjacent = dims[k - 1] - dims[0] == k - 1;
+  bool leading = dims[k - 1] == k - 1;
+  bool adjacent = dims[k - 1] - dims[0] == k - 1;
   /* where the broadcast dims sit in the output: in place of adjacent
    * indexed dims, else first */
   int b0 = adjacent ? dims[0] : 0;

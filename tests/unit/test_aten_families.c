@@ -237,7 +237,8 @@ static void test_conj(void) {
   CHECK_EQ(k.flops, 0);
 }
 
-#define TS(nm, v, k) {.name = nm, .kind = NNS__AA_TENSORS, .tensors = v, .n = k}
+#define TS(nm, v, k)                                                           \
+  {.name = nm, .kind = NNS__AA_TENSORS, .tensors = v, .n = k}
 
 /* x[i, :, j] on x [3, 4, 5], i and j [2]: the indexed dims apart, moved
  * to lead (Transpose), the indices stacked, one GatherND: [2, 4]. */
