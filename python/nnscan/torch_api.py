@@ -259,8 +259,9 @@ def built(rec, keep=None, earlier=None):
 
 def _named_as(g, handle):
     """Renames the masks' values of a graph whose numbering is deferred
-    as `handle`, built from the same packed form, named them (False where
-    it named none of one); True for any other graph."""
+    as `handle`, built from the same packed form, named them; False,
+    renaming nothing, where one of them is not among its names. True for
+    any other graph."""
     if not g.deferred:
         return True
     names = getattr(handle, "packed_names", {})
