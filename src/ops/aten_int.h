@@ -79,6 +79,10 @@ const char *nns__aten_operand(nns__aten_call *c, const nns__aten_arg *a,
                               int32_t dtype);
 /* The BINARY form: op_type on (self, other), one kernel with its Casts. */
 nns_status nns__aten_binary(nns__aten_call *c, const char *op_type);
+/* a // b (floor_divide, div's "floor" rounding mode): Div, then Floor
+ * for floating point (an integer Div floors already for the non-negative
+ * values models divide), one kernel. */
+nns_status nns__aten_floor_div(nns__aten_call *c);
 /* The same node (and Casts) writing value `out`, the operands' common
  * dtype still the call's output's (for a rule that goes on from it); marks
  * no kernel. */

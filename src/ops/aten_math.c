@@ -278,16 +278,7 @@ static nns_status nan_to_num(nns__aten_call *c, const nns__aten_op *op) {
  * integer Div floors already for the non-negative values models divide). */
 static nns_status floor_divide(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
-  const nns__aten_meta *my = A_META(c, out0(c));
-  if (!my)
-    return NNS_E_NOTFOUND;
-  if (!is_float(my->dtype))
-    return nns__aten_binary(c, "Div");
-  size_t first = *c->node_count;
-  const char *q = c->fresh(c->fe);
-  A_TRY(nns__aten_binary_to(c, "Div", q));
-  NEED(STEP(c->outs[0], "Floor", q));
-  return nns__aten_kernel(c, first);
+  return nns__aten_floor_div(c);
 }
 
 /* remainder(self, other): Mod, fmod for floating point; a number is a

@@ -374,9 +374,9 @@ static const char *as_dtype(nns__aten_call *c, const char *t, int32_t want) {
 }
 
 /* A binary entry's call: its op, one kernel. div's rounding mode, as
- * ops_map.py's div: "floor" is floor_divide (Div, then Floor for floating
- * point), "trunc" stays a Div (ONNX's integer Div truncates; of floating
- * point the rounding's own pass is not counted: ONNX has no Trunc). */
+ * ops_map.py's div: "floor" is floor_divide (nns__aten_floor_div),
+ * "trunc" stays a Div (ONNX's integer Div truncates; of floating point
+ * the rounding's own pass is not counted: ONNX has no Trunc). */
 nns_status nns__aten_binary(nns__aten_call *c, const char *op_type) {
   if (c->n_outs < 1 || !c->outs[0])
     return NNS_E_NOTFOUND;
@@ -385,12 +385,21 @@ nns_status nns__aten_binary(nns__aten_call *c, const char *op_type) {
   if (mode && (strcmp(op_type, "Div") ||
                (strcmp(mode, "floor") && strcmp(mode, "trunc"))))
     return NNS_E_NOTFOUND;
-  const nns__aten_meta *mo = A_META(c, c->outs[0]);
-  bool floor = mode && !strcmp(mode, "floor") && mo &&
-               nns__dtype_is_float(mo->dtype);
+  if (mode && !strcmp(mode, "floor"))
+    return nns__aten_floor_div(c);
+  size_t first = *c->node_count;
+  A_TRY(nns__aten_binary_to(c, op_type, c->outs[0]));
+  return nns__aten_kernel(c, first);
+}
+
+nns_status nns__aten_floor_div(nns__aten_call *c) {
+  const nns__aten_meta *mo = c->n_outs > 0 ? A_META(c, c->outs[0]) : NULL;
+  if (!mo)
+    return NNS_E_NOTFOUND;
+  bool floor = nns__dtype_is_float(mo->dtype);
   size_t first = *c->node_count;
   const char *q = floor ? c->fresh(c->fe) : c->outs[0];
-  A_TRY(nns__aten_binary_to(c, op_type, q));
+  A_TRY(nns__aten_binary_to(c, "Div", q));
   if (floor)
     A_TRY(nns__aten_node(c, "Floor", "", &q, 1, c->outs, 1));
   return nns__aten_kernel(c, first);
