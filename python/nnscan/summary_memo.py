@@ -421,6 +421,9 @@ def seen(model, now, rec, handle, built, entry):
     if now.value is None:
         _note_first(model, key, made, handle)
         return
+    # (asked before the contents are frozen: a frozen state compares
+    # with none)
+    kept_verified = _verified(model, now)
     for c in now.contents:
         c.freeze()
     now.contents = ()
@@ -449,7 +452,24 @@ def seen(model, now, rec, handle, built, entry):
     except TypeError:  # a class whose slots hold no weak reference
         return
     _ONCE.pop(key, None)
+    if not same and kept_verified:
+        return  # another thread's summary kept this state verified
     give_back(model, (ref, now, made, same))
+
+
+def _verified(model, now):
+    """Whether the entry kept for `model` now is one two recordings of the
+    state `now` made the same, whose model is open: a thread that
+    recorded while another had taken the entry out (`found`) does not
+    put an unverified one in its place."""
+    got = _KEPT.get(id(model))
+    if got is None or not got[3] or got[0]() is not model or \
+            got[2][0].closed:
+        return False
+    try:
+        return bool(got[1].value == now.value)
+    except Exception:  # noqa: BLE001 - values that do not compare
+        return False
 
 
 def _note_first(model, key, made, handle):

@@ -541,6 +541,22 @@ def test_two_threads_summarise_a_model_first(recordings, monkeypatch):
     assert not _recorded(model, X, recordings)
 
 
+def test_a_recording_made_beside_a_kept_one_leaves_it(recordings,
+                                                     monkeypatch):
+    """A thread that found no entry (another had taken it out) records;
+    its recording, unverified, does not replace the verified entry the
+    other thread gave back: the next summary still records nothing."""
+    model = Net().eval()
+    _warm(model, X, recordings)
+    found = summary_memo.found
+    monkeypatch.setattr(summary_memo, "found", lambda m, now: None)
+    was = recordings[0]
+    nnscan.summary(model, inputs=X, file=False)
+    assert recordings[0] == was + 1
+    monkeypatch.setattr(summary_memo, "found", found)
+    assert not _recorded(model, X, recordings)
+
+
 def test_a_first_summarys_note_goes_with_its_model(recordings):
     import gc
     model = Net().eval()
