@@ -219,3 +219,41 @@ def test_index_put_is_lowered_as_the_rules_lower_it(monkeypatch, fn):
     fn = getattr(ops, fn)
     assert _indexing_reports(monkeypatch, "defer", fn) == \
         _indexing_reports(monkeypatch, "0", fn)
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, need_weights):
+        super().__init__()
+        self.mha = nn.MultiheadAttention(16, 2, batch_first=True)
+        self.need_weights = need_weights
+
+    def forward(self, x):
+        return self.mha(x, x, x, need_weights=self.need_weights)
+
+
+def _fast_path_reports(monkeypatch, how, need_weights):
+    """nn.MultiheadAttention's fast path (eval, no_grad, its own CPU: one
+    aten op) with NNSCAN_TAPE_NUMBERED=how."""
+    import nnscan
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", how)
+    torch.manual_seed(0)
+    m = SelfAttention(need_weights).eval()
+    with torch.no_grad():
+        s = nnscan.summary(m, inputs=(torch.randn(1, 5, 16),),
+                           device="model", file=False,
+                           columns=("flops", "macs", "dmas", "act"))
+    return s.totals["macs"], [s.to_text(), s.to_json(version=2)]
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_an_output_the_library_leaves_unwritten_is_the_rules(monkeypatch,
+                                                            need_weights):
+    # the fast path's attention weights, the model's second output: the
+    # table's entry does not lower them (nns_aten_op_unwritten), so the
+    # call is recorded by its rule, which makes them a constant where the
+    # model returns them. Its MACs by hand: the packed in-projection
+    # 5 x 16 x 48, the scores and their product with the values
+    # 2 heads x 5 x 5 x 8 each, the out-projection 5 x 16 x 16
+    macs, deferred = _fast_path_reports(monkeypatch, "defer", need_weights)
+    assert macs == 5 * 16 * 48 + 2 * (2 * 5 * 5 * 8) + 5 * 16 * 16
+    assert deferred == _fast_path_reports(monkeypatch, "0", need_weights)[1]

@@ -1315,9 +1315,11 @@ static const nns__aten_op table[] = {
     RULE("_grouped_mm", "MatMul / Slice, Reshape, MatMul, Concat",
          grouped_mm),
     RULE("_native_batch_norm_legit", "BatchNormalization", native_batch_norm),
-    RULE("_native_multi_head_attention",
-         "MatMul, Add, Split, ..., Softmax, MatMul, ... (kernels of their own)",
-         native_mha),
+    /* its attention weights (need_weights) are not lowered */
+    RULE_UNWRITTEN_1(
+        "_native_multi_head_attention",
+        "MatMul, Add, Split, ..., Softmax, MatMul, ... (kernels of their own)",
+        native_mha),
     RULE("_scaled_dot_product_attention_math", "MatMul, Mul, Softmax, MatMul",
          sdpa_variant),
     RULE("_scaled_dot_product_cudnn_attention",
