@@ -53,6 +53,26 @@ class InputShape(Sized):
                 ("dims", POINTER(c_int64)), ("rank", c_size_t)]
 
 
+class NodeInfo(Sized):
+    """nns_node_info: a node of a model (nns_model_node)."""
+    _fields_ = [("size", c_size_t), ("op_type", c_char_p),
+                ("domain", c_char_p), ("name", c_char_p),
+                ("opset", c_int64), ("graph_depth", c_int),
+                ("parent", c_size_t), ("parent_attr", c_char_p),
+                ("input_count", c_size_t), ("output_count", c_size_t),
+                ("flags", c_uint), ("module_path", c_char_p),
+                ("layer", c_size_t), ("kernel", c_size_t),
+                ("kernel_nodes", c_size_t)]
+
+
+class ValueInfo(Sized):
+    """nns_value_info: a value of a model (nns_model_value)."""
+    _fields_ = [("size", c_size_t), ("name", c_char_p), ("dtype", c_int),
+                ("kind", c_int), ("role", c_int), ("rank", c_int),
+                ("graph_depth", c_int), ("has_constant", c_int),
+                ("producer", c_size_t)]
+
+
 class InputValue(Sized):
     _fields_ = [("size", c_size_t), ("name", c_char_p),
                 ("data", POINTER(c_int64)), ("count", c_size_t)]
@@ -353,6 +373,11 @@ FUNCTIONS = {
                                          c_size_t, POINTER(c_size_t),
                                          POINTER(c_size_t),
                                          POINTER(NnsError)]),
+    "nns_model_node_count": (c_size_t, [c_void_p]),
+    "nns_model_node": (c_status, [c_void_p, c_size_t, POINTER(NodeInfo)]),
+    "nns_model_node_output": (c_status, [c_void_p, c_size_t, c_size_t,
+                                         POINTER(c_size_t)]),
+    "nns_model_value": (c_status, [c_void_p, c_size_t, POINTER(ValueInfo)]),
     "nns_model_shape_mismatches": (c_status, [c_void_p, POINTER(c_char_p),
                                               c_size_t, POINTER(c_size_t),
                                               POINTER(NnsError)]),

@@ -130,6 +130,17 @@ class Graph:
     def add_value(self, name, dtype, dims):
         self.values[name] = Value(dtype, tuple(map(int, dims)))
 
+    def library_names(self, names):
+        """[the name the library's model gives each of the recorder's
+        value names `names`]: the same names, but where the numbering is
+        left to the library (tape.deferred), asked of the packed form
+        (packed_names): for what is looked up rarely (a test, a shape
+        warning), never per op."""
+        names = list(names)
+        if not self.deferred:
+            return names
+        return packed_names(self.pack_parts(), names)
+
     def add_init(self, name, dtype, dims, data=None, kind=None):
         dims = tuple(map(int, dims))
         self.inits[name] = Init(dtype, dims, data)

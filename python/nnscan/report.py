@@ -43,6 +43,14 @@ def clever_format(nums, format="%.2f"):  # noqa: A002 - thop's keyword
     return out[0] if len(out) == 1 else tuple(out)
 
 
+_NONE = ctypes.c_size_t(-1).value  # the header's (size_t)-1
+
+
+def _text(b):
+    """A name the library gave (escaped, UTF-8), as Python's."""
+    return _api.py_name(b.decode("utf-8", "surrogateescape")) if b else ""
+
+
 def _free_model(free_model, ptr, analyses):
     """The model's finalizer: its live analyses first, then the model."""
     for fin in analyses:
@@ -234,6 +242,43 @@ class Handle(_api.Managed):
         _api.check(st, err, "checking the recorded shapes")
         return [_api.py_name(v.decode("utf-8", "surrogateescape"))
                 for v in arr[:n.value]]
+
+    def nodes(self):
+        """The model's main-graph nodes as the library holds them, in
+        order (nns_model_node): (op type, domain, name, [(output name,
+        dtype name or None), ...], (first node, nodes) of the kernel that
+        runs it or None). After infer() the dtypes are the inferred ones;
+        a recording's nodes are named here as the library named them
+        (docs/tape.md, "Numbers the library gives")."""
+        lib = _api.lib()
+        names = {v: k for k, v in _api.dtypes().items()}
+        node, value = _api.NodeInfo(), _api.ValueInfo()
+        k = ctypes.c_size_t()
+        out = []
+        with self._lock:
+            for i in range(lib.nns_model_node_count(self.ptr)):
+                _api.check(lib.nns_model_node(self.ptr, i, ctypes.byref(node)),
+                           None, "nns_model_node")
+                if node.graph_depth:
+                    continue
+                outs = []
+                for j in range(node.output_count):
+                    _api.check(lib.nns_model_node_output(
+                        self.ptr, i, j, ctypes.byref(k)), None,
+                        "nns_model_node_output")
+                    if k.value == _NONE:
+                        outs.append(("", None))
+                        continue
+                    _api.check(lib.nns_model_value(
+                        self.ptr, k.value, ctypes.byref(value)), None,
+                        "nns_model_value")
+                    outs.append((_text(value.name),
+                                 names.get(value.dtype)))
+                out.append((_text(node.op_type), _text(node.domain),
+                            _text(node.name), outs,
+                            None if node.kernel == _NONE
+                            else (node.kernel, node.kernel_nodes)))
+        return out
 
     def set_value_data(self, names, dtype, dims, data):
         """The values `names` held the elements `data` (bytes of the

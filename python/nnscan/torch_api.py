@@ -297,9 +297,8 @@ def check_shapes(handle, rec):
         # the numbering left to the library: its names of the recorder's
         # values, asked of the packed form again (docs/tape.md, "Numbers
         # the library gives"), as seldom as shapes differ
-        from .graph import packed_names
         outs = [o for n in g.nodes for o in n.outputs if o]
-        named = dict(zip(outs, packed_names(g.pack_parts(), outs)))
+        named = dict(zip(outs, g.library_names(outs)))
     for k, node in enumerate(g.nodes):
         if node.domain == "pytorch.aten":
             continue

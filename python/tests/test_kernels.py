@@ -133,7 +133,9 @@ def test_several_kernels_stay_apart():
     rec = recorder.record_model(mha, (x, x, x), device="model")
     assert set(rec.graph.node_source) == \
         {"aten._native_multi_head_attention.default"}
-    assert len(rec.graph.nodes) > 1 and rec.graph.kernels == []
+    # (the library's nodes: the numbering may be left to it)
+    nodes = rec.graph.build().nodes()
+    assert len(nodes) > 1 and all(n[4] is None for n in nodes)
 
 
 def test_renamed_outputs_keep_kernels():
