@@ -138,6 +138,26 @@ def test_several_kernels_stay_apart():
     assert len(nodes) > 1 and all(n[4] is None for n in nodes)
 
 
+@pytest.mark.parametrize("numbering", ["0", "defer"])
+def test_the_librarys_nodes_hold_the_kernels(monkeypatch, numbering):
+    """Handle.nodes(): the library's model as it holds it, whoever numbered
+    it: Linear's Gemm alone, SiLU's two nodes one kernel (its first node
+    and two), the dtypes inferred; an odd module name kept."""
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbering)
+    m = nn.Sequential()
+    m.add_module("a b\u00e9", nn.Linear(8, 4))
+    m.add_module("act", nn.SiLU())
+    rec = recorder.record_model(m, (torch.zeros(2, 8, device="meta"),))
+    h = rec.graph.build()
+    h.infer(fallback_declared=True)
+    nodes = h.nodes()
+    assert [(n[0], n[1], n[4]) for n in nodes] == \
+        [("Gemm", "", None), ("Sigmoid", "", (1, 2)), ("Mul", "", (1, 2))]
+    assert nodes[0][2].startswith("a b\u00e9/")
+    assert all(len(n[3]) == 1 and n[3][0][1] == "float32" for n in nodes)
+    assert nodes[2][3][0][0] == rec.graph.library_names(rec.graph.outputs)[0]
+
+
 def test_renamed_outputs_keep_kernels():
     """A `call` returning a dict renames the graph's outputs (generate.py):
     the kernels' node indexes stay valid."""
