@@ -2461,10 +2461,11 @@ NNS_API const char *nns_aten_form_name(int form);
 NNS_API int nns_aten_op_form(size_t i);
 /* Which outputs of aten entry i its lowering may leave unwritten (bit k:
  * output k; a pooling's indices, a loss's total weight, a dropout's mask,
- * the fast-path attention's weights: no node writes them, and a .pt2 reads them as constants); 0 past the
- * last entry. A binding numbering its graph at the build (deferred
- * names, packed record 32) cannot know where a later op reads such an
- * output first, and records the call itself. */
+ * the fast-path attention's weights: no node writes them, and a .pt2
+ * reads them as constants); 0 past the last entry. A binding numbering
+ * its graph at the build (deferred names, packed record 32) cannot know
+ * where a later op reads such an output first, and records the call
+ * itself. */
 NNS_API unsigned nns_aten_op_unwritten(size_t i);
 /*
  * How the table lowers one call, as the recorder numbers what it makes
