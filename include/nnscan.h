@@ -597,6 +597,19 @@ NNS_API nns_status nns_builder_add_packed(nns_builder *b, const void *data,
  * makes. NNS_E_ARG for a NULL argument or a name that does not parse. */
 NNS_API nns_status nns_builder_packed_name(nns_builder *b, const char *name,
                                            const char **out, nns_error *err);
+/* Under deferred numbering (record 32), the builder's nodes that the
+ * recorder's entries first .. first + count - 1 became: its node records
+ * and its numbered calls, in the order the kernel record counts them
+ * (docs/tape.md). *node_first is the index of the first (the model's,
+ * nns_model_node, once finished) and *node_count how many (a numbered
+ * call may take none). For what a binding asks after the recording, such
+ * as the nodes a checkpointed region's backward reruns. NNS_E_ARG for a
+ * NULL output, a range past the entries read, or a builder whose packed
+ * form did not defer its numbering. */
+NNS_API nns_status nns_builder_packed_entries(nns_builder *b, size_t first,
+                                              size_t count, size_t *node_first,
+                                              size_t *node_count,
+                                              nns_error *err);
 
 /* The record tags of the packed form, one X-macro entry each: enum name,
  * tag, and the word nns_packed_record_name() gives (what an error names

@@ -92,6 +92,8 @@ typedef struct nns__front {
   uint64_t call_v, call_n;         /* the recorder's counters at the call */
   bool call_numbered;              /* the call being read follows `names` */
   nns__map provisional;            /* "\3K.J" -> the name it was given */
+  nns__arena_vec recorded; /* size_t: each of the recorder's entries' first
+                              node, as the last packed form read them */
   /* the constants made since the last node, and the node's reads of them
    * and of the tensors it reads first, in order: a rule makes each where
    * its node reads it (nns__builder_inits_in_order) */

@@ -750,8 +750,11 @@ nns_status nns_builder_add_packed(nns_builder *b, const void *data,
     index++;
   }
   free(r.scratch);
+  if (!r.deferred)
+    return NNS_OK;
+  r.deferred->recorded = r.entries; /* (arena memory: the builder's) */
   /* the domains of the library's nodes, which the recorder did not see */
-  return r.deferred ? nns__builder_opsets_of_nodes(b, err) : NNS_OK;
+  return nns__builder_opsets_of_nodes(b, err);
 }
 
 nns_status nns_builder_packed_name(nns_builder *b, const char *name,
@@ -768,6 +771,36 @@ nns_status nns_builder_packed_name(nns_builder *b, const char *name,
     return nns__err(err, NNS_E_ARG, -1, NULL,
                     "nns_builder_packed_name: '%s' does not end in a number "
                     "(or out of memory)", name + 1);
+  return NNS_OK;
+}
+
+nns_status nns_builder_packed_entries(nns_builder *b, size_t first,
+                                      size_t count, size_t *node_first,
+                                      size_t *node_count, nns_error *err) {
+  nns_status st = nns__builder_usable(b, err);
+  if (st)
+    return st;
+  if (!node_first || !node_count)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_builder_packed_entries: node_first or node_count "
+                    "is NULL");
+  nns__front *f = nns__builder_front(b);
+  if (!f || !f->deferred)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_builder_packed_entries: the packed form did not "
+                    "defer its numbering (record 32)");
+  size_t n = f->recorded.n;
+  const size_t *at = f->recorded.p;
+  if (first > n || count > n - first)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_builder_packed_entries: %zu entries from entry "
+                    "%zu, of %zu",
+                    count, first, n);
+  size_t nodes = nns__builder_node_count(b);
+  size_t a = first < n ? at[first] : nodes;
+  size_t z = first + count < n ? at[first + count] : nodes;
+  *node_first = a;
+  *node_count = z - a;
   return NNS_OK;
 }
 

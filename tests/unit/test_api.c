@@ -384,6 +384,17 @@ static void c_builder_packed_name(void) {
   CHECK_STR(out, "\2v1"); /* no deferred numbering: itself */
   nns_builder_free(b);
 }
+/* (the entries of a deferred form: test_deferred.c) */
+static void c_builder_packed_entries(void) {
+  nns_builder *b = NULL;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  size_t at = 0, n = 0;
+  CHECK_EQ(nns_builder_packed_entries(NULL, 0, 0, &at, &n, &err), NNS_E_ARG);
+  /* nothing packed with deferred numbering: no entries to ask of */
+  CHECK_EQ(nns_builder_packed_entries(b, 0, 0, &at, &n, &err), NNS_E_ARG);
+  CHECK_EQ(nns_builder_packed_entries(b, 0, 0, &at, NULL, NULL), NNS_E_ARG);
+  nns_builder_free(b);
+}
 static void c_builder_finish(void) {
   nns_model *m = NULL;
   CHECK_EQ(nns_builder_finish(NULL, &m, &err), NNS_E_ARG);
@@ -1857,7 +1868,7 @@ static const entry exports[] = {
     E(builder_attr_strings), E(builder_attr_tensor), E(builder_attr_type),
     E(builder_begin_graph), E(builder_end_graph), E(builder_mark_kernel),
     E(builder_add_packed),
-    E(builder_packed_name),
+    E(builder_packed_name), E(builder_packed_entries),
     E(builder_finish),
     {"nns_model_infer", c_model_infer},
     {"nns_model_state", c_model_state},
