@@ -250,6 +250,28 @@ def packed_names(parts, names):
         lib.nns_builder_free(b)
 
 
+def packed_entries(parts, runs):
+    """[(first node, nodes) the library made of each run (first entry,
+    entries) of the recorder's] (nns_builder_packed_entries) of the packed
+    form `parts`, whose numbering is deferred: its nodes and its numbered
+    calls, one entry each, as kernels count them. Asked of a builder made
+    for them and left unfinished, as packed_names does."""
+    lib = _api.lib()
+    err = _api.NnsError()
+    b = _packed_builder(lib, parts, err)
+    first, count = ctypes.c_size_t(), ctypes.c_size_t()
+    got = []
+    try:
+        for a, n in runs:
+            _api.check(lib.nns_builder_packed_entries(
+                b, a, n, ctypes.byref(first), ctypes.byref(count),
+                ctypes.byref(err)), err, "the recorded graph's entries")
+            got.append((first.value, count.value))
+    finally:
+        lib.nns_builder_free(b)
+    return got
+
+
 def _packed_builder(lib, parts, err):
     """A builder the packed form's parts were handed to."""
     b = ctypes.c_void_p()

@@ -1312,12 +1312,10 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     g = Graph(type(model).__name__)
     tree = _Tree(model, walk)
     b = Builder(g, param_table(model, tree))
-    if b.numbered and step is None and \
-            (not grad or grad_fns and call is None) and tape.deferred():
-        # (a backward's forward too: summary(backward=True); not yet a
-        # training step's, a training forward's, nor step.record_flops',
-        # which wraps the call to note checkpoints and names their rerun
-        # nodes by the numbered calls' plans)
+    if b.numbered and tape.deferred():
+        # every recording: a backward's forward, a training step's, and
+        # step.record_flops', whose checkpoints' rerun nodes the library
+        # names (step._Checkpointed._rerun_named)
         g.defer_numbering()
     b.track_grad_fns = grad_fns  # for backward.py only
     b.weak = step is not None

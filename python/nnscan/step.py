@@ -42,7 +42,9 @@ class _Checkpointed:
         self.path_of = {id(m): p for p, m in model.named_modules()}
         self.paths = []
         self.nodes = []   # module paths and node names, for the library
-        self.spans = []   # (first, end) node creation numbers rerun
+        # (first, end) rerun, each (nodes made, numbered calls recorded):
+        # the calls count where the library numbers them (tape.deferred)
+        self.spans = []
         self.exact = True
         self.inside = 0   # checkpointed calls open
         self.depth = 0    # module calls open inside them
@@ -69,11 +71,13 @@ class _Checkpointed:
             return
         import torch
         g = _recording_graph()
-        first = g._nodes_made
-        span = [first, first]
+
+        def now():  # the nodes made and numbered calls recorded so far
+            return g._nodes_made, g._deferred_calls
+        span = [now(), now()]
 
         def pack(x):
-            span[1] = g._nodes_made
+            span[1] = now()
             return x
         self.inside += 1
         try:
@@ -119,11 +123,15 @@ class _Checkpointed:
         if self.inside and self.depth:
             self.depth -= 1
 
-    def recomputed(self, graph):
+    def recomputed(self, graph, handle):
         """What the library counts as rerun: the nodes of the early-stopping
-        spans by name, and the modules of the others by path."""
+        spans by name (as `handle`, the model built of `graph`, names
+        them), and the modules of the others by path."""
+        if graph.deferred:
+            return self.whole + self._rerun_named(graph, handle)
+
         def rerun(k):
-            return any(a <= k < b for a, b in self.spans)
+            return any(a[0] <= k < b[0] for a, b in self.spans)
         names = []
         for n in graph.nodes:
             call = graph.aten.get(n.name)
@@ -137,6 +145,37 @@ class _Checkpointed:
             elif rerun(_made(n.name)):
                 names.append(n.name)
         return self.whole + names
+
+    def _rerun_named(self, graph, handle):
+        """The early-stopping spans' nodes of a graph whose numbering the
+        library gives (docs/tape.md, "Numbers the library gives"): the
+        recorder's nodes by their creation numbers and its numbered calls
+        by their own, each inside a span or not; the library's nodes of
+        each run of those inside (graph.packed_entries), by its names."""
+        if not self.spans:
+            return []
+        from .graph import packed_entries
+        spans = self.spans
+        runs, start = [], None
+        for i, n in enumerate(graph.nodes):
+            name = n.name
+            if name[:2] == "\3n":  # a numbered call's placeholder
+                k, j = int(name[2:]), 1
+            else:
+                k, j = _made(name), 0
+            if any(a[j] <= k < b[j] for a, b in spans):
+                if start is None:
+                    start = i
+            elif start is not None:
+                runs.append((start, i - start))
+                start = None
+        if start is not None:
+            runs.append((start, len(graph.nodes) - start))
+        if not runs:
+            return []
+        names = [n[2] for n in handle.nodes()]
+        return [names[j] for a, c in packed_entries(graph.pack_parts(), runs)
+                for j in range(a, a + c)]
 
     def __enter__(self):
         import torch
@@ -254,7 +293,7 @@ def record_flops(model, args=(), kwargs=None, device="auto"):
     bwd = bh.analyze(forward=fwd)
     c = ck.get("c")
     paths = list(c.paths) if c is not None else []
-    flops = _mfu_api.step_flops(fwd, bwd, c.recomputed(rec.graph)
+    flops = _mfu_api.step_flops(fwd, bwd, c.recomputed(rec.graph, handle)
                                 if c is not None else [])
     flops._recomputed = paths
     # recompute_flops: the whole forward of the modules reentrant
