@@ -89,6 +89,11 @@ MODELS = ("resnet50", "densenet121", "vit_b_16", "mobilenet_v3_small",
           "gpt2", "llama3_8b")
 
 
+# NNSCAN_TAPE_NUMBERED's values --tape-per-op and --c-build compare: the
+# rules, and the numbered tape (--numbered-as: "1" a plan per call, "defer"
+# the numbering left to the library's build)
+MODES = ("0", "1")
+
 # --hf-layers: the hf: families built this many layers deep (0: hf_zoo's)
 HF_LAYERS = 0
 
@@ -838,13 +843,13 @@ def tape_per_op(name, runs):
         base = ops_map.base_name(func)
         acc[base] += clock() - t
         calls[base] += 1
-    per = {m: collections.defaultdict(list) for m in "01"}
-    totals = {m: [] for m in "01"}
+    per = {m: collections.defaultdict(list) for m in MODES}
+    totals = {m: [] for m in MODES}
     was = os.environ.get("NNSCAN_TAPE_NUMBERED")
     recorder.record = timed
     try:
         for run in range(runs + 1):
-            for m in "01":
+            for m in MODES:
                 os.environ["NNSCAN_TAPE_NUMBERED"] = m
                 acc.clear()
                 calls.clear()
@@ -862,14 +867,14 @@ def tape_per_op(name, runs):
             os.environ["NNSCAN_TAPE_NUMBERED"] = was
     med = statistics.median
     print(f"{name}: summary, rules {med(totals['0']) * 1e3:.1f} ms, "
-          f"numbered tape {med(totals['1']) * 1e3:.1f} ms (medians of {runs})")
+          f"numbered tape {med(totals[MODES[1]]) * 1e3:.1f} ms (medians of {runs})")
     print(f"  {'op':<34} {'calls':>6} {'rules us':>9} {'numbered us':>12}")
     rows = []
     for op in per["0"]:
-        if op in tape.NUMBERED and op in per["1"]:
+        if op in tape.NUMBERED and op in per[MODES[1]]:
             n = per["0"][op][0][1]
             rows.append((op, n, med(v for v, _ in per["0"][op]) / n,
-                         med(v for v, _ in per["1"][op]) / n))
+                         med(v for v, _ in per[MODES[1]][op]) / n))
     for op, n, r, t in sorted(rows, key=lambda r: (r[3] - r[2]) * r[1],
                               reverse=True):
         print(f"  {op:<34} {n:6d} {r * 1e6:9.1f} {t * 1e6:12.1f}")
@@ -891,7 +896,7 @@ def c_build(name, runs):
     was = os.environ.get("NNSCAN_TAPE_NUMBERED")
     bufs = {}
     try:
-        for m in "01":
+        for m in MODES:
             os.environ["NNSCAN_TAPE_NUMBERED"] = m
             rec = recorder.record_model(model, args, kwargs)
             bufs[m] = graph.pack(rec.graph)
@@ -921,7 +926,7 @@ def c_build(name, runs):
     med = statistics.median
     print(f"{name}: build, rules {med(times['0'][1:]) * 1e3:.3f} ms "
           f"({len(bufs['0']):,} bytes), numbered tape "
-          f"{med(times['1'][1:]) * 1e3:.3f} ms ({len(bufs['1']):,} bytes)"
+          f"{med(times[MODES[1]][1:]) * 1e3:.3f} ms ({len(bufs[MODES[1]]):,} bytes)"
           f" (medians of {runs})")
 
 
@@ -1406,6 +1411,9 @@ def main():
     ap.add_argument("--floor", action="store_true",
                     help="the cumulative table down to the floor (--floor's "
                     "doc: floor())")
+    ap.add_argument("--numbered-as", default="1", choices=("1", "defer"),
+                    help="the numbered tape --tape-per-op and --c-build "
+                    "compare with the rules: NNSCAN_TAPE_NUMBERED's value")
     ap.add_argument("--tape-per-op", action="store_true",
                     help="recorder.record per op, rules against the numbered "
                     "tape (tape_per_op()'s doc)")
@@ -1467,8 +1475,9 @@ def main():
                     default="summary",
                     help="with --against: what is timed (against()'s doc)")
     a = ap.parse_args()
-    global HF_LAYERS
+    global HF_LAYERS, MODES
     HF_LAYERS = a.hf_layers
+    MODES = ("0", a.numbered_as)
     import torch
     torch.set_num_threads(a.threads)
     warnings.simplefilter("ignore")
