@@ -943,7 +943,7 @@ def save_packed(name, folder):
     was = os.environ.get("NNSCAN_TAPE_NUMBERED")
     os.makedirs(folder, exist_ok=True)
     try:
-        for m, form in (("0", "rules"), ("1", "numbered")):
+        for m, form in (("0", "rules"), (MODES[1], "numbered")):
             os.environ["NNSCAN_TAPE_NUMBERED"] = m
             rec = recorder.record_model(model, args, kwargs)
             rec.graph.observed = rec.builder.shape_of
