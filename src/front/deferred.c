@@ -14,7 +14,6 @@
  * lookup in the calls' shifts (rising thresholds, so a bisection), exact
  * however late the name is read, once the calls before it are lowered.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "../base/vec.h"
@@ -67,7 +66,7 @@ const char *nns__front_deferred_name(nns__front *f, const char *s) {
   n += shifted(s[0] == MARK_VALUE ? &f->shift_v : &f->shift_n, n);
   char buf[440];
   memcpy(buf, s + 1, stem);
-  snprintf(buf + stem, sizeof buf - stem, "%llu", (unsigned long long)n);
+  nns__front_decimal(buf + stem, n);
   return nns__front_intern(f, buf);
 }
 

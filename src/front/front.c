@@ -182,9 +182,8 @@ static nns_status fe_real_form(void *fe, const char *out, const char *src) {
   return NNS_OK;
 }
 
-/* v's decimal digits at p, NUL after them; their count. (snprintf's
- * format parsing was a tenth of a numbered call's lowering.) */
-static size_t put_decimal(char *p, uint64_t v) {
+/* (snprintf's format parsing was a tenth of a numbered call's lowering) */
+size_t nns__front_decimal(char *p, uint64_t v) {
   char rev[20];
   size_t n = 0;
   do
@@ -203,7 +202,7 @@ static const char *fe_fresh(void *fe) {
   char buf[96];
   size_t n = strnlen(f->fresh_stem, 60);
   memcpy(buf, f->fresh_stem, n);
-  put_decimal(buf + n, ++f->fresh);
+  nns__front_decimal(buf + n, ++f->fresh);
   return nns__front_intern(f, buf); /* lives as long as the front */
 }
 
@@ -219,7 +218,7 @@ static const char *fe_fresh(void *fe) {
 static const char *stem_name(nns__front *f, char stem, uint64_t n) {
   char buf[24];
   buf[0] = stem;
-  put_decimal(buf + 1, n);
+  nns__front_decimal(buf + 1, n);
   return nns__front_intern(f, buf);
 }
 
@@ -273,21 +272,43 @@ static void plan_node(nns__front *f) {
   f->seq = 0;
 }
 
+/* The interned copy of name, which is most often name itself (the calls
+ * read interned names: pk_aten_tensor), tried by pointer in `map` first:
+ * a string hashed again was a tenth of a deferred build. `*found` is
+ * map's entry for it, or NULL. */
+static const char *interned_in(nns__front *f, const nns__map *map,
+                               const char *name, void **found) {
+  if ((*found = nns__map_get(map, name)))
+    return name;
+  const char *k = nns__intern_find(f->strings, name);
+  *found = k && k != name ? nns__map_get(map, k) : NULL;
+  return k;
+}
+
+/* The call's j-th output, written first: numbered "vN". */
+static const char *numbered_output(nns__front *f, int j) {
+  f->out_number[j] = (int64_t)++f->number;
+  const char *have = stem_name(f, 'v', f->number);
+  return have && nns__map_put(&f->provisional, f->outs[j], (void *)have)
+             ? have
+             : NULL;
+}
+
 /* Under deferred numbering: an output of the call ("\3K.J"), named "vN"
  * when first written (deferred.c). */
 static const char *deferred_output(nns__front *f, const char *name,
                                    bool written) {
-  const char *k = nns__intern_find(f->strings, name);
-  const char *have = k ? nns__map_get(&f->provisional, k) : NULL;
-  if (have || !written || !k)
-    return have ? have : name;
+  void *found;
+  const char *k = name; /* an output first written: the call's, interned */
+  for (int j = 0; written && j < f->n_outs; j++)
+    if (f->outs[j] == k && !f->out_number[j])
+      return numbered_output(f, j);
+  k = interned_in(f, &f->provisional, name, &found);
+  if (found || !written || !k)
+    return found ? found : name;
   for (int j = 0; j < f->n_outs; j++)
-    if (f->outs[j] == k && !f->out_number[j]) {
-      f->out_number[j] = (int64_t)++f->number;
-      have = stem_name(f, 'v', f->number);
-      return have && nns__map_put(&f->provisional, k, (void *)have) ? have
-                                                                    : NULL;
-    }
+    if (f->outs[j] == k && !f->out_number[j])
+      return numbered_output(f, j);
   return name;
 }
 
@@ -297,15 +318,16 @@ static const char *deferred_output(nns__front *f, const char *name,
  * first read it, as the recorder's rule makes it; a constant numbered
  * "constN" there. */
 static const char *deferred_fresh(nns__front *f, const char *name) {
-  const char *k = nns__intern_find(f->strings, name);
-  const char *have = k ? nns__map_get(&f->provisional, k) : NULL;
+  void *found;
+  const char *k = interned_in(f, &f->provisional, name, &found);
+  const char *have = found;
   nns__front_value *v = k ? nns__front_value_of(f, k) : NULL;
   if (have || !v || v->meta.rank < 0)
     return have ? have : name;
   char kind = name[1];
   if (kind == 'c') {
     char buf[32] = "const";
-    put_decimal(buf + 5, ++f->number);
+    nns__front_decimal(buf + 5, ++f->number);
     f->constants++;
     have = nns__front_intern(f, buf);
   } else {
@@ -408,7 +430,7 @@ static const char *fe_node_name(void *fe, const char *op_type,
   }
   memcpy(p + lp, op_type, lo);
   p[lp + lo] = '_';
-  put_decimal(p + lp + lo + 1, f->node_number++);
+  nns__front_decimal(p + lp + lo + 1, f->node_number++);
   return nns__front_intern(f, p);
 }
 

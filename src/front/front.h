@@ -120,6 +120,9 @@ nns_status nns__front_fail(nns__front *f, nns_status code, const char *fmt,
                            ...) __attribute__((format(printf, 3, 4)));
 
 const char *nns__front_intern(nns__front *f, const char *s);
+/* v's decimal digits at p, a NUL after them (21 bytes at most); their
+ * count. */
+size_t nns__front_decimal(char *p, uint64_t v);
 /* Value `name`'s entry, or NULL. A name that is the entry's own interned
  * pointer (nns__front_value.name) is found by its pointer alone. */
 nns__front_value *nns__front_value_of(nns__front *f, const char *name);
