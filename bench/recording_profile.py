@@ -1375,17 +1375,19 @@ def first_summary(name, runs):
         "print(a, b, asked[0])\n") % (
             HERE, os.path.join(HERE, "..", "python", "tests_hf"),
             torch_threads(), name)
-    got = {m: [] for m in ("0", "1", "0c")}
+    tape_mode = MODES[1]  # --numbered-as
+    got = {m: [] for m in ("0", tape_mode, "0c")}
     for _ in range(runs):
         for m in got:
-            env = dict(os.environ, NNSCAN_TAPE_NUMBERED=m[0])
+            env = dict(os.environ, NNSCAN_TAPE_NUMBERED=m.rstrip("c"))
             if m == "0c":
                 env["NNSCAN_BENCH_COLLECT"] = "1"
             out = subprocess.run([sys.executable, "-c", code], env=env,
                                  capture_output=True, text=True, check=True)
             got[m].append(tuple(float(v) for v in out.stdout.split()))
     med = statistics.median
-    for m, what in (("0", "rules"), ("1", "numbered tape"),
+    for m, what in (("0", "rules"),
+                    (tape_mode, "numbered tape (%s)" % tape_mode),
                     ("0c", "rules after gc.collect()")):
         rows = got[m]
         print(f"{name}: {what}: first summary "
@@ -1412,8 +1414,9 @@ def main():
                     help="the cumulative table down to the floor (--floor's "
                     "doc: floor())")
     ap.add_argument("--numbered-as", default="1", choices=("1", "defer"),
-                    help="the numbered tape --tape-per-op and --c-build "
-                    "compare with the rules: NNSCAN_TAPE_NUMBERED's value")
+                    help="the numbered tape --tape-per-op, --c-build and "
+                    "--first compare with the rules: NNSCAN_TAPE_NUMBERED's "
+                    "value")
     ap.add_argument("--tape-per-op", action="store_true",
                     help="recorder.record per op, rules against the numbered "
                     "tape (tape_per_op()'s doc)")
