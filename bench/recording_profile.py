@@ -714,6 +714,7 @@ SECTIONS = (
     ("graph", "_pack_parts", "pack (the graph as bytes)"),
     ("graph", "_in_kept_buffer", "pack (into the kept buffer)"),
     ("graph", "Graph.build", "C build (ctypes, builder)"),
+    ("graph", "build_packed", "C build of the summary's graph"),
     ("torch_api", "Handle.infer", "infer"),
     ("torch_api", "check_shapes", "check_shapes"),
     ("torch_api", "Handle.analyze", "analyze"),
