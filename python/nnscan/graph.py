@@ -471,8 +471,10 @@ def _pack_parts(g):
     try:
         return _pack_parts_with(g, s)
     finally:
-        if len(s) > _PACKED_NAMES_MAX:
+        if len(s) > _PACKED_NAMES_MAX or \
+                len(_PACKED_TENSORS) > _PACKED_NAMES_MAX:
             s.clear()
+            _PACKED_TENSORS.clear()
 
 
 def _pack_parts_with(g, s):
@@ -614,9 +616,21 @@ class _Tensors(dict):
         self.values, self.s, self.shapes = values, s, shapes
 
     def __missing__(self, name):
-        dt, dims = self.values[name]
-        v = self[name] = self.s[name] + _i32(dt) + self.shapes[dims]
+        value = self.values[name]
+        key = (name, value)
+        v = _PACKED_TENSORS.get(key)
+        if v is None:
+            dt, dims = value
+            v = _PACKED_TENSORS[key] = \
+                self.s[name] + _i32(dt) + self.shapes[dims]
+        self[name] = v
         return v
+
+
+# (value name, its _Value) -> its packed tensor: a model's next summary
+# names its values so again (its numbered calls' outputs "\3K.J" too).
+# Emptied with _PACKED_NAMES.
+_PACKED_TENSORS = {}
 
 
 def _aten(call, name, ins, outs, scope, t, s):

@@ -67,6 +67,23 @@ def test_no_plan_is_asked(monkeypatch):
     assert asked == []
 
 
+def test_a_name_packed_before_with_other_sizes_has_its_own(monkeypatch):
+    """The pack keeps each value's packed tensor (name, dtype, sizes) for
+    the process, as a model's next summary names its values so again: a
+    numbered call's first output is "\\30.0" in every summary, so one of
+    another model, of other sizes under that name, must not be packed with
+    the sizes the first had. Checked against PyTorch's own sizes."""
+    import nnscan
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "defer")
+    x = torch.zeros(2, 4)
+    for width in (8, 16, 8, 12):
+        m = nn.Sequential(nn.Linear(4, width), nn.ReLU()).eval()
+        s = nnscan.summary(m, inputs=(x,), file=False)
+        rows = {r["path"]: r for r in s.layers}
+        assert rows["0"]["output"]["shape"] == list(m(x).shape), width
+        assert s.totals["macs"] == 2 * 4 * width
+
+
 class Layer(nn.Module):
     """A layer whose numbered calls read first its parameters (the
     norm's; the projections' weights, their t() folded), a buffer and a
