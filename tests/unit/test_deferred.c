@@ -70,19 +70,19 @@ static void test_numbers_shift(void) {
   CHECK_EQ(nns_builder_packed_name(bu, "\2v", &got, &err), NNS_E_ARG);
   /* the entries' nodes: Relu 0; the call, Sigmoid and Mul (1, 2); the
    * second Relu 3; none past the last entry */
+  static const size_t runs[][4] = {/* first, count -> node, nodes */
+                                    {0, 1, 0, 1},
+                                    {1, 1, 1, 2},
+                                    {1, 2, 1, 3},
+                                    {3, 0, 4, 0}};
   size_t at = 9, n = 9;
-  CHECK_EQ(nns_builder_packed_entries(bu, 0, 1, &at, &n, &err), NNS_OK);
-  CHECK_EQ(at, 0);
-  CHECK_EQ(n, 1);
-  CHECK_EQ(nns_builder_packed_entries(bu, 1, 1, &at, &n, &err), NNS_OK);
-  CHECK_EQ(at, 1);
-  CHECK_EQ(n, 2);
-  CHECK_EQ(nns_builder_packed_entries(bu, 1, 2, &at, &n, &err), NNS_OK);
-  CHECK_EQ(at, 1);
-  CHECK_EQ(n, 3);
-  CHECK_EQ(nns_builder_packed_entries(bu, 3, 0, &at, &n, &err), NNS_OK);
-  CHECK_EQ(at, 4);
-  CHECK_EQ(n, 0);
+  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+    CHECK_EQ(nns_builder_packed_entries(bu, runs[i][0], runs[i][1], &at, &n,
+                                        &err),
+             NNS_OK);
+    CHECK_EQ(at, runs[i][2]);
+    CHECK_EQ(n, runs[i][3]);
+  }
   CHECK_EQ(nns_builder_packed_entries(bu, 2, 2, &at, &n, &err), NNS_E_ARG);
   CHECK_EQ(nns_builder_packed_entries(bu, 4, 0, &at, &n, &err), NNS_E_ARG);
   CHECK_EQ(nns_builder_packed_entries(bu, 1, (size_t)-1, &at, &n, &err),
