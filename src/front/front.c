@@ -322,7 +322,7 @@ static const char *deferred_output(nns__front *f, const char *name,
   k = interned_in(f, &f->provisional, name, &found);
   if (found || !written || !k)
     return found ? found : name;
-  for (int j = 0; j < f->n_outs; j++)
+  for (int j = 0; k != name && j < f->n_outs; j++) /* (name's: tried) */
     if (f->outs[j] == k && !f->out_number[j])
       return numbered_output(f, j);
   return name;
