@@ -61,26 +61,25 @@ def test_first_reads_are_where_the_rule_reads_them(monkeypatch):
 
 
 class OutsideViewed(nn.Module):
-    """A constant from outside (a plain attribute) read first by a call
-    whose lowering makes a constant of its own before its node reads the
-    tensor: view's Reshape makes its shape first, where the rule reads the
-    tensor first (ops_map.reshape: b.inp, then b.const), so under deferred
-    numbering the two constants take each other's numbers ("c2" and
-    "const3" for the rules' "const2" and "c3"). The gap docs/tape.md
-    lists under "What it lacks yet"; strict, so its fix must say so."""
+    """Constants from outside (plain attributes) read first by calls whose
+    lowering makes a constant of its own before its node reads the
+    tensor: view's Reshape and expand's Expand make their shapes first,
+    where the rules read the tensor first (ops_map.reshape: b.inp, then
+    b.const). The rules number both where the node reads them ("const2",
+    "c3"); the library, which made the shape first, deals the two numbers
+    again in the order its node reads them (front.c, fe_reading)."""
 
     def __init__(self):
         super().__init__()
         self.lin = nn.Linear(8, 8)
         self.c = torch.full((8,), 0.5)  # no parameter, no buffer
+        self.d = torch.full((1, 8), 2.0)
 
     def forward(self, x):
-        return self.lin(x) + self.c.view(1, 8)
+        return self.lin(x) + self.c.view(1, 8) * self.d.expand(8, 8) + \
+            self.c.view(8, 1).sum(0)
 
 
-@pytest.mark.xfail(strict=True, reason="an outside constant read after "
-                   "the constants its call's lowering makes is numbered "
-                   "after them (docs/tape.md, \"What it lacks yet\")")
 def test_an_outside_constant_read_after_made_ones(monkeypatch):
     assert _reports(monkeypatch, "defer", OutsideViewed) == \
         _reports(monkeypatch, "0", OutsideViewed)

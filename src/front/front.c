@@ -343,7 +343,9 @@ static const char *deferred_fresh(nns__front *f, const char *name) {
   char kind = name[1];
   if (kind == 'c') {
     char buf[32] = "const";
-    nns__front_decimal(buf + 5, ++f->number);
+    nns__front_decimal(buf + 5, f->at_ahead < f->n_ahead
+                                    ? f->ahead[f->at_ahead++]
+                                    : ++f->number);
     f->constants++;
     have = nns__front_intern(f, buf);
   } else {
@@ -379,6 +381,105 @@ nns_status nns__front_deferred_unread(nns__front *f) {
   return st;
 }
 
+/* Under deferred numbering: whether `name` is a constant from outside
+ * ("\5c" NAME) that deferred_fresh will number when read now. */
+static bool outside_unread(nns__front *f, const char *name) {
+  if (name[0] != '\5' || name[1] != 'c')
+    return false;
+  void *found;
+  const char *k = interned_in(f, &f->provisional, name, &found);
+  const nns__front_value *v = k && !found ? nns__front_value_of(f, k) : NULL;
+  return v && v->meta.rank >= 0;
+}
+
+/* Under deferred numbering, a node's inputs before it reads them. The
+ * rule reads a node's inputs in order, numbering a constant from outside
+ * and making each constant of its own as it reads it; the library made
+ * its constants first. Where the node reads a constant from outside
+ * before one its call made since the last node (view's Reshape(c, shape)
+ * of a plain attribute c), those numbers are dealt again in the order
+ * the node reads them: the outside ones' set ahead, the made ones named
+ * anew (their initializers with them). False, the error in f->err, when
+ * a renaming fails. */
+static bool fe_reading(void *fe, const char *const *ins, size_t n) {
+  nns__front *f = fe;
+  enum { MAX = 16 };
+  f->n_ahead = f->at_ahead = 0;
+  if (!f->n_since)
+    return true;
+  const char *seen[MAX];
+  bool outside[MAX];
+  int m = 0, n_out = 0;
+  bool late = false; /* a made one read after an outside one */
+  for (size_t k = 0; k < n && m < MAX; k++) {
+    const char *name = ins[k];
+    for (int j = 0; name && j < f->n_renamed; j++)
+      if (f->renamed_from[j] == name) {
+        name = f->renamed_to[j];
+        break;
+      }
+    bool out = name && outside_unread(f, name), made = false;
+    for (int j = 0; name && !out && j < f->n_since; j++)
+      made = made || f->since[j] == name;
+    for (int j = 0; (out || made) && j < m; j++)
+      if (seen[j] == name || (out && outside[j] && !strcmp(seen[j], name)))
+        out = made = false; /* read again: numbered at the first read */
+    if (!out && !made)
+      continue;
+    seen[m] = name;
+    outside[m++] = out;
+    n_out += out;
+    late = late || (made && n_out);
+  }
+  int n_made = m - n_out;
+  if (!late || f->n_renamed + n_made > MAX)
+    return true;
+  uint64_t pool[MAX], had[MAX];
+  int p = 0;
+  for (int j = 0; j < m; j++)
+    if (!outside[j])
+      pool[p++] = had[j] = strtoull(seen[j] + 1, NULL, 10); /* "cN" */
+  for (int i = 1; i <= n_out; i++)
+    pool[p++] = f->number + (uint64_t)i;
+  for (int i = 1; i < p; i++) /* a few: sorted in place */
+    for (int j = i; j > 0 && pool[j - 1] > pool[j]; j--) {
+      uint64_t t = pool[j];
+      pool[j] = pool[j - 1];
+      pool[j - 1] = t;
+    }
+  const char *from[MAX], *to[MAX];
+  int r = 0;
+  for (int j = 0; j < m; j++) {
+    if (outside[j]) {
+      f->ahead[f->n_ahead++] = pool[j];
+    } else if (pool[j] != had[j]) {
+      from[r] = seen[j];
+      if (!(to[r++] = stem_name(f, 'c', pool[j]))) {
+        f->n_ahead = 0;
+        return nns__err(f->err, NNS_E_NOMEM, -1, NULL, "out of memory"),
+               false;
+      }
+    }
+  }
+  f->number += (uint64_t)n_out;
+  if (r && nns__builder_rename_inits(f->b, from, to, r, f->err) != NNS_OK)
+    return false;
+  for (int i = 0; i < r; i++) {
+    for (int j = 0; j < f->n_since; j++)
+      if (f->since[j] == from[i])
+        f->since[j] = to[i];
+    /* (the lowering's later nodes read them by the names it made) */
+    for (int j = 0; j < f->n_renamed; j++)
+      if (f->renamed_to[j] == from[i]) {
+        from[i] = f->renamed_from[j];
+        break;
+      }
+    f->renamed_from[f->n_renamed] = from[i];
+    f->renamed_to[f->n_renamed++] = to[i];
+  }
+  return true;
+}
+
 static const char *fe_numbered(void *fe, const char *name, bool written) {
   nns__front *f = fe;
   if (f->planning && !written)
@@ -387,6 +488,11 @@ static const char *fe_numbered(void *fe, const char *name, bool written) {
     return deferred_output(f, name, written);
   if (name[0] == '\5' && f->deferred)
     return deferred_fresh(f, name);
+  for (int j = 0; j < f->n_renamed; j++)
+    if (f->renamed_from[j] == name) {
+      name = f->renamed_to[j];
+      break;
+    }
   for (int j = 0; !written && j < f->n_since; j++)
     if (f->since[j] == name && f->n_node_reads < 64)
       f->node_reads[f->n_node_reads++] = name;
@@ -418,6 +524,7 @@ static const char *fe_node_name(void *fe, const char *op_type,
   if (f->node_fresh && f->n_node_reads > 1)
     nns__builder_inits_in_order(f->b, f->node_reads, f->n_node_reads);
   f->n_since = f->n_node_reads = 0;
+  f->n_ahead = f->at_ahead = 0;
   f->node_fresh = false;
   /* the op types a plan reports (nns_aten_numbering); a build keeps none */
   if (f->planning && f->n_ops < 256) { /* "domain:op" outside ONNX's own */
@@ -808,6 +915,7 @@ static void number_call(nns__front *f, const nns__aten_arg *args,
   f->n_reads = f->n_read = 0;
   f->n_made = f->seq = 0;
   f->n_since = f->n_node_reads = 0; /* (deferred numbering's, per node) */
+  f->n_ahead = f->at_ahead = f->n_renamed = 0;
   f->node_fresh = false;
   for (int k = 0; k < n_args; k++) {
     const nns__aten_arg *a = &args[k];
@@ -878,6 +986,8 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
                         .fresh_const = numbering ? fe_fresh_const : fe_fresh,
                         .node_name = numbering ? fe_node_name : NULL,
                         .numbered = numbering ? fe_numbered : NULL,
+                        .reading = numbering && f->deferred ? fe_reading
+                                                            : NULL,
                         .names_interned = interned,
                         .symval = fe_symval,
                         .fold_t = numbering ? NULL : fe_fold_t,

@@ -100,6 +100,14 @@ typedef struct nns__front {
   const char *since[16], *node_reads[64];
   int n_since, n_node_reads;
   bool node_fresh;                 /* the node read a tensor first */
+  /* A node reading a constant from outside first, then one its call made
+   * since the last node: the rule numbers both where the node reads them,
+   * so the outside ones take the numbers in `ahead` (in the order read)
+   * and the made ones are named again, "renamed" for the whole call */
+  uint64_t ahead[16];
+  int n_ahead, at_ahead;
+  const char *renamed_from[16], *renamed_to[16];
+  int n_renamed;
 } nns__front;
 
 /* One numbered call's mark on the recorder's numbers: each number from

@@ -1448,6 +1448,60 @@ void nns__builder_inits_in_order(nns_builder *b, const char *const *names,
   }
 }
 
+nns_status nns__builder_rename_inits(nns_builder *b, const char *const *from,
+                                    const char *const *to, int n,
+                                    nns_error *err) {
+  enum { MAX = 16 };
+  nns_status st = usable(b, err);
+  if (st)
+    return st;
+  if (n < 0 || n > MAX)
+    return bad(err, "%d initializers renamed at once (at most %d)", n, MAX);
+  bgraph *g = b->root;
+  binit *inits = g->inits.p;
+  binit *at[MAX];
+  const char *name[MAX];
+  for (int j = 0; j < n; j++) {
+    at[j] = NULL;
+    for (size_t i = g->inits.n; i-- > 0 && !at[j];) /* recent: from the end */
+      if (inits[i].name == from[j])
+        at[j] = &inits[i];
+    if (!at[j] || (uintptr_t)nns__map_get(&g->defined, from[j]) != DEF_INIT)
+      return bad(err, "initializer '%s' to rename is not one", from[j]);
+    if (!(name[j] = intern(b, to[j])))
+      return nomem(err);
+  }
+  /* a new name may be one that another of `from` gives up, never another
+   * value's: the names are swapped all at once */
+  for (int j = 0; j < n; j++) {
+    bool freed = false;
+    for (int k = 0; k < n && !freed; k++)
+      freed = from[k] == name[j];
+    if (!freed && nns__map_get(&g->defined, name[j]))
+      return redefined(g, name[j], err);
+  }
+  for (int j = 0; j < n; j++)
+    if (!nns__map_put(&g->defined, from[j], NULL))
+      return nomem(err);
+  for (int j = 0; j < n; j++) {
+    if (!nns__map_put(&g->defined, name[j], (void *)(uintptr_t)DEF_INIT))
+      return nomem(err);
+    at[j]->name = name[j];
+    at[j]->t->name = name[j];
+  }
+  /* the kinds given them, each renamed once */
+  pkind *kinds = b->kinds.p;
+  bool done[MAX] = {false};
+  for (size_t i = b->kinds.n; i-- > 0;)
+    for (int j = 0; j < n; j++)
+      if (!done[j] && kinds[i].name == from[j]) {
+        kinds[i].name = name[j];
+        done[j] = true;
+        break;
+      }
+  return NNS_OK;
+}
+
 size_t nns__builder_node_count(const nns_builder *b) {
   return b->root->nodes.n;
 }

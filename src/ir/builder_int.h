@@ -63,6 +63,15 @@ void nns__builder_inits_after(nns_builder *b, int64_t count);
  * the order given (at most 64; one added otherwise: left as is). */
 void nns__builder_inits_in_order(nns_builder *b, const char *const *names,
                                  int n);
+/* Initializers of the main graph named from[j] (interned in the model's
+ * table, DEF_INIT) are named to[j] instead, all at once (a name one of
+ * them gives up may be another's new one), their parameter kinds with
+ * them; at most 16. NNS_E_ARG when one is no such initializer or a new
+ * name is taken. (The recorder's numbering: a constant a call made,
+ * numbered again where its node reads it.) */
+nns_status nns__builder_rename_inits(nns_builder *b, const char *const *from,
+                                    const char *const *to, int n,
+                                    nns_error *err);
 /* Each domain of a main-graph node gets an opset (version 1) where it has
  * none, and the opsets are ordered by domain (a recorder's numbering left
  * to the library: the packed records list the domains it knows). */

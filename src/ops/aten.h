@@ -97,6 +97,10 @@ typedef struct nns__aten_call {
   const char *(*node_name)(void *fe, const char *op_type,
                            const char *domain);
   const char *(*numbered)(void *fe, const char *name, bool written);
+  /* Under the recorder's numbering, where the front numbers a node's
+   * reads as a whole (NULL otherwise): the node's inputs, told before
+   * numbered names each one; false, the error in err, when it fails. */
+  bool (*reading)(void *fe, const char *const *ins, size_t n);
   /* Whether the names node_name and numbered give are interned in the
    * builder's model's own table (nns__builder_add_node_interned). */
   bool names_interned;

@@ -73,6 +73,11 @@ static const char *shim_numbered(void *fe, const char *name, bool written) {
   return s->c->numbered(s->c->fe, name, written);
 }
 
+static bool shim_reading(void *fe, const char *const *ins, size_t n) {
+  shim *s = fe;
+  return s->c->reading(s->c->fe, ins, n);
+}
+
 /* Value `name` made here, of dtype and sizes dims (rank r; syms NULL or
  * the symbols of the sizes < 0). False when the shim is full. */
 static bool shim_add(shim *s, const char *name, int32_t dtype, int r,
@@ -113,6 +118,7 @@ static nns_status lower_as(nns__aten_call *c, shim *s, const char *op,
   sub.real_form = c->real_form ? shim_real_form : NULL;
   sub.node_name = c->node_name ? shim_node_name : NULL;
   sub.numbered = c->numbered ? shim_numbered : NULL;
+  sub.reading = c->reading ? shim_reading : NULL;
   sub.symval = shim_symval;
   sub.fe = s;
   return nns__aten_lower(&sub, e);

@@ -125,7 +125,8 @@ nns_status nns__aten_node(nns__aten_call *c, const char *op_type,
                       c->name);
     if (c->err)
       c->err->code = NNS_OK;
-    if (!numbered_names(c, ins, n_in, false, in_names) ||
+    if ((c->reading && !c->reading(c->fe, ins, n_in)) ||
+        !numbered_names(c, ins, n_in, false, in_names) ||
         !numbered_names(c, outs, n_out, true, out_names) ||
         !(name = c->node_name(c->fe, op_type, domain)))
       /* (a tensor read first whose initializer cannot be made says why) */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "ir/builder_int.h"
 #include "nnscan.h"
 #include "packed_writer.h"
 
@@ -156,6 +157,127 @@ static void test_first_reads(void) {
   nns_model_free(m);
 }
 
+/* view(K, [3, 2]) of a constant from outside K, read first: the
+ * library's Reshape makes its shape before the node reads K, where the
+ * rule reads K first (the recorder's numbering: const1) and then makes
+ * the shape (c2), so the shape is named again where the node reads it;
+ * the output is v3, node 0, and the recorder's Relu after it, its own
+ * value 1 and node 0, v4 and Relu_1. The two initializers lie as the
+ * rule made them: K, then the shape. */
+static void test_outside_read_before_made(void) {
+  wbuf a;
+  nns_error err;
+  w_start(&a);
+  w_u8(&a, NNS_PACKED_OPSET); /* Reshape reads its shape from opset 5 */
+  w_str(&a, "");
+  w_i64(&a, 17);
+  w_deferred(&a);
+  w_names_inits(&a, 0, 0, 0);
+  w_aten_head(&a, "view", "blk", 2);
+  w_arg(&a, "self", NNS_ATEN_ARG_TENSOR);
+  w_tensor(&a, "\5" "cK");
+  w_arg(&a, "size", NNS_ATEN_ARG_INTS);
+  w_u32(&a, 2);
+  w_i64(&a, 3);
+  w_i64(&a, 2);
+  w_u32(&a, 1);
+  w_str(&a, "\3" "0.0");
+  w_i32(&a, NNS_DT_FLOAT);
+  w_i32(&a, 2);
+  w_i64(&a, 3);
+  w_i64(&a, 2);
+  w_node(&a, "Relu", "\4blk/Relu_0", "\3" "0.0", NULL, "\2v1");
+  w_output(&a, "\2v1");
+  nns_model *m = NULL;
+  CHECK_EQ(build(&a, &m, &err), NNS_OK);
+  CHECK_EQ(nns_model_node_count(m), 2);
+  if (m) {
+    CHECK_STR(node_name(m, 0), "blk/Reshape_0");
+    CHECK_STR(value_name(m, 0, 0, true), "const1");
+    CHECK_STR(value_name(m, 0, 1, true), "c2");
+    CHECK_STR(value_name(m, 0, 0, false), "v3");
+    CHECK_STR(node_name(m, 1), "blk/Relu_1");
+    CHECK_STR(value_name(m, 1, 0, false), "v4");
+    static const char *const laid[] = {"x", "const1", "c2"};
+    for (size_t i = 0; i < 3; i++) {
+      nns_value_info v = {.size = sizeof v};
+      CHECK_EQ(nns_model_value(m, i, &v), NNS_OK);
+      CHECK_STR(v.name, laid[i]);
+    }
+    CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
+  }
+  nns_model_free(m);
+}
+
+/* The builder's renaming of initializers that fe_reading uses: two
+ * names swapped at once, kinds with them; refused for a name that is no
+ * initializer, one another value holds, or too many at once. */
+static void test_inits_renamed(void) {
+  nns_builder *b = NULL;
+  nns_error err;
+  nns_model *m = NULL;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  if (!b)
+    return;
+  int64_t two = 2;
+  float data[2] = {1, 2};
+  CHECK_EQ(nns_builder_add_input(b, "x", NNS_DT_FLOAT, 1, &two, NULL, &err),
+           NNS_OK);
+  CHECK_EQ(nns_builder_add_initializer(b, "p", NNS_DT_FLOAT, 1, &two, data,
+                                       sizeof data, &err),
+           NNS_OK);
+  CHECK_EQ(nns_builder_add_initializer(b, "q", NNS_DT_FLOAT, 0, NULL, data,
+                                       4, &err),
+           NNS_OK);
+  CHECK_EQ(nns__builder_param_kind(b, "q", NNS_PARAM_CONSTANT, &err), NNS_OK);
+  nns_model *own = nns__builder_model(b);
+  const char *p = nns__intern_cstr(&own->strings, "p");
+  const char *q = nns__intern_cstr(&own->strings, "q");
+  const char *x = nns__intern_cstr(&own->strings, "x");
+  CHECK_EQ(nns__builder_rename_inits(b, (const char *[]){x},
+                                     (const char *[]){"y"}, 1, &err),
+           NNS_E_ARG); /* an input */
+  CHECK_EQ(nns__builder_rename_inits(b, (const char *[]){p},
+                                     (const char *[]){"x"}, 1, &err),
+           NNS_E_ARG); /* a name taken */
+  CHECK_EQ(nns__builder_rename_inits(b, (const char *[]){p},
+                                     (const char *[]){"y"}, 17, &err),
+           NNS_E_ARG);
+  CHECK_EQ(nns__builder_rename_inits(b, (const char *[]){p, q},
+                                     (const char *[]){"q", "p"}, 2, &err),
+           NNS_OK);
+  const char *ins[] = {"x", "q"}, *outs[] = {"y"};
+  CHECK_EQ(nns_builder_add_node(b, "Add", "", "add", "", ins, 2, outs, 1,
+                                &err),
+           NNS_OK);
+  CHECK_EQ(nns_builder_add_output(b, "y", NNS_DT_FLOAT, -1, NULL, NULL, &err),
+           NNS_OK);
+  CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+  nns_builder_free(b);
+  if (!m)
+    return;
+  /* "q" now holds the two floats p held (the Add reads it), "p" the
+   * scalar, still the constant */
+  nns_value_info v = {.size = sizeof v};
+  CHECK_EQ(nns_model_value(m, 1, &v), NNS_OK);
+  CHECK_STR(v.name, "q");
+  CHECK_EQ(v.rank, 1);
+  CHECK_EQ(nns_model_value(m, 2, &v), NNS_OK);
+  CHECK_STR(v.name, "p");
+  CHECK_EQ(v.rank, 0);
+  nns_analysis *an = NULL;
+  CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_model_analyze(m, NULL, &an, &err), NNS_OK);
+  nns_counts t = {.size = sizeof t};
+  CHECK_EQ(nns_analysis_total_counts(an, &t), NNS_OK);
+  CHECK_EQ(t.params, 2); /* q, read by the Add, no kind: a parameter */
+  nns_totals tot = {.size = sizeof tot};
+  CHECK_EQ(nns_analysis_totals(an, &tot), NNS_OK);
+  CHECK_EQ(tot.constants, 1); /* p, the scalar, kept its kind */
+  nns_analysis_free(an);
+  nns_model_free(m);
+}
+
 /* The record where it may not be, and names that stand for no number. */
 static void test_refused(void) {
   wbuf a;
@@ -229,6 +351,8 @@ static void test_truncations(void) {
 int main(void) {
   RUN(test_numbers_shift);
   RUN(test_first_reads);
+  RUN(test_outside_read_before_made);
+  RUN(test_inits_renamed);
   RUN(test_refused);
   RUN(test_truncations);
   return check_finish();
