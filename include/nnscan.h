@@ -570,6 +570,33 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
  *                   argument it is, for an alias). A kernel record then
  *                   counts nodes and calls: a node record, a numbered
  *                   call or an aten record making a node is one each.
+ *   33 replay       (under deferred numbering only) u64 offset, u64
+ *                   length, then 4 x (u64 from, u64 count, u64 to), u64
+ *                   inits_from, u64 inits_to, str path_from, str path_to,
+ *                   u32 n, n x (str from, str to): the node, attribute,
+ *                   names and aten records at bytes offset .. offset +
+ *                   length - 1 of this buffer (earlier records, none of
+ *                   them a replay) read again, as if packed here under
+ *                   other names: a layer the recorder replayed from the
+ *                   same template as an earlier one (docs/tape.md,
+ *                   "Replayed layers, read again"). Each name a record
+ *                   gives a value, a node or a module is read as: one of
+ *                   the n `from` names, its `to`; "\2" STEM N with from <
+ *                   N <= from + count (the first triple, the recorder's
+ *                   values), STEM (to + N - from); "\4" PATH_N likewise
+ *                   with from <= N < from + count (the second, its nodes);
+ *                   "\3" K.J with from <= K < from + count (the third, the
+ *                   numbered calls) and "\5c" K with from < K <= from +
+ *                   count (the fourth, the constants from outside they
+ *                   read first), K moved so too; and a module path
+ *                   path_from, or one that starts with path_from and a
+ *                   "." or "/" (under it: a module, a parameter, a node's
+ *                   scope, "\5" KIND NAME's NAME), starting with path_to
+ *                   instead. A names record read again adds to - from of
+ *                   the first two triples to its values and nodes and
+ *                   inits_to - inits_from to its initializers. The bytes
+ *                   read again in one buffer may not exceed 64 times its
+ *                   size; path_from may not be empty.
  *
  * Each record is checked as its call is, and the bytes themselves first:
  * a record running past `size`, a bad tag, rank or flag, or a string
@@ -647,7 +674,8 @@ NNS_API nns_status nns_builder_packed_entries(nns_builder *b, size_t first,
   X(ATEN, 29, "aten")                                                           \
   X(NAMES, 30, "names")                                                        \
   X(OBSERVED_SHAPE, 31, "observed_shape")                                     \
-  X(DEFERRED_NAMES, 32, "deferred_names")
+  X(DEFERRED_NAMES, 32, "deferred_names")                                    \
+  X(REPLAY, 33, "replay")
 
 typedef enum nns_packed_record {
 #define NNS_PACKED_RECORD_ENUM_(name, num, str) NNS_PACKED_##name = num,

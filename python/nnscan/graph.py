@@ -20,6 +20,7 @@ module fact.
 """
 import ctypes
 import json
+import os
 import struct
 import threading
 from typing import NamedTuple, Optional, Tuple
@@ -114,6 +115,11 @@ class Graph:
         self.deferred = False
         self._deferred_calls = 0  # numbered calls so far ("\3K.J" outputs)
         self._deferred_consts = 0  # outside constants they read first
+        # layers replayed from a template under deferred numbering
+        # (module_replay.py), each a _Replayed: pack() writes a layer of a
+        # template packed before as a replay record (docs/tape.md,
+        # "Replayed layers, read again")
+        self.replays = []
 
     def defer_numbering(self):
         """Leaves the numbers to the library (before anything is named):
@@ -311,7 +317,8 @@ def _packed_names(lib, b, names, err):
  _ATTR_INTS, _ATTR_FLOATS, _ATTR_STRINGS, _ATTR_TENSOR, _ATTR_TYPE,
  _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND, _EXPERTS,
  _VALUE_DATA, _KERNEL, _MODULE_CALL, _MODULE_SHAPES,
- _MODULE_TENSOR, _ATEN, _NAMES, _OBSERVED_SHAPE, _DEFERRED_NAMES) = (
+ _MODULE_TENSOR, _ATEN, _NAMES, _OBSERVED_SHAPE, _DEFERRED_NAMES,
+ _REPLAY) = (
      _api.PACKED_RECORD.get(w, 0) for w in (
          "ir_version", "producer", "graph_name", "opset", "metadata",
          "input", "output", "value_info", "initializer", "node", "attr_int",
@@ -319,7 +326,7 @@ def _packed_names(lib, b, names, err):
          "attr_strings", "attr_tensor", "attr_type", "begin_graph",
          "end_graph", "module", "param_kind", "experts", "value_data",
          "kernel", "module_call", "module_shapes", "module_tensor", "aten",
-         "names", "observed_shape", "deferred_names"))
+         "names", "observed_shape", "deferred_names", "replay"))
 
 _u32 = struct.Struct("=I").pack
 _i32 = struct.Struct("=i").pack
@@ -524,28 +531,48 @@ def _pack_parts_with(g, s):
     at = [] if not g.deferred and any(len(c) > 2 for c in aten.values()) \
         else None
     made = 0
-    for op, name, ins, outs, attrs, domain, scope in g.nodes:
-        if aten:
-            call = aten.get(name)
-            if at is not None:
-                at.append(made)
-                made += len(call[2][3]) if call and len(call) > 2 else 1
-            if call is not None:
-                out += _aten(call, name, ins, outs, scope, tensors, s)
+    nodes = g.nodes
+    # runs of g.nodes: packed, or (a layer replayed from a template packed
+    # before) a replay record that reads that layer's bytes again
+    runs = _replay_runs(g) if g.replays and g.deferred else \
+        ((0, len(nodes), None),)
+    packed = [0, 0]  # parts of `out` measured, their bytes
+    for first, stop, replay in runs:
+        if replay is not None:
+            if replay.of is not None:
+                out.append(replay.record(s))
                 continue
-        head = heads.get((op, domain))
-        if head is None:
-            head = heads[(op, domain)] = node_tag + s[op] + s[domain]
-        n = len(ins)
-        # (a node's name, as a string's packed form: made once for the
-        # process too, as a model's next summary names its nodes so again)
-        out += [head, s[name], s[scope], u32[n] if n < 256 else _u32(n)]
-        out += [s[i or ""] for i in ins]
-        n = len(outs)
-        out.append(u32[n] if n < 256 else _u32(n))
-        out += [s[o] for o in outs]
-        if attrs:
-            out += [_attr(k, v, s) for k, v in attrs.items()]
+            # the first of its template: where its bytes lie
+            packed[1] += sum(map(len, out[packed[0]:]))
+            packed[0] = len(out)
+            replay.offset = packed[1]
+        for op, name, ins, outs, attrs, domain, scope in \
+                (nodes if stop - first == len(nodes) else nodes[first:stop]):
+            if aten:
+                call = aten.get(name)
+                if at is not None:
+                    at.append(made)
+                    made += len(call[2][3]) if call and len(call) > 2 else 1
+                if call is not None:
+                    out += _aten(call, name, ins, outs, scope, tensors, s)
+                    continue
+            head = heads.get((op, domain))
+            if head is None:
+                head = heads[(op, domain)] = node_tag + s[op] + s[domain]
+            n = len(ins)
+            # (a node's name, as a string's packed form: made once for the
+            # process too, as a model's next summary names its nodes so again)
+            out += [head, s[name], s[scope], u32[n] if n < 256 else _u32(n)]
+            out += [s[i or ""] for i in ins]
+            n = len(outs)
+            out.append(u32[n] if n < 256 else _u32(n))
+            out += [s[o] for o in outs]
+            if attrs:
+                out += [_attr(k, v, s) for k, v in attrs.items()]
+        if replay is not None:
+            replay.length = sum(map(len, out[packed[0]:]))
+            packed[1] += replay.length
+            packed[0] = len(out)
     if g.kernels:
         tag, pair = _TAG[_KERNEL], _FMT["=II"]
         if at is not None:
@@ -575,6 +602,85 @@ def _pack_parts_with(g, s):
         out += [_TAG[_MODULE], s[path], s[cls], _i64(calls.get(path, 0))]
     out += _module_facts(g, s, shapes)
     return out
+
+
+class Replayed:
+    """A layer module_replay.py replayed from a template under deferred
+    numbering: the entries of g.nodes it added (first .. stop - 1, the
+    first and last of them), what the template numbers (the recorder's
+    values, numbered calls, their outside constants, nodes), the graph's
+    counters it was replayed at (values, nodes, numbered calls, outside
+    constants, initializers), its module path and its arguments' names."""
+
+    __slots__ = ("tpl", "first", "stop", "head", "tail", "counts", "at",
+                 "path", "args")
+
+    def __init__(self, tpl, first, stop, nodes, counts, at, path, args):
+        self.tpl, self.first, self.stop = tpl, first, stop
+        self.head, self.tail = nodes[first], nodes[stop - 1]
+        self.counts, self.at, self.path, self.args = counts, at, path, args
+
+
+class _Run:
+    """A replayed layer as one pack() writes it: the first of its
+    template packed, its bytes' offset and length noted; a later one (`of`
+    that first) a replay record reading those bytes again."""
+
+    __slots__ = ("layer", "of", "offset", "length")
+
+    def __init__(self, layer, of):
+        self.layer, self.of = layer, of
+        self.offset = self.length = None
+
+    def record(self, s):
+        """The replay record (include/nnscan.h, packed record 33)."""
+        r, src = self.layer, self.of.layer
+        (vc, qc, fc, kc), (fv, fk, fq, ff, fi) = src.counts, src.at
+        tv, tk, tq, tf, ti = r.at
+        out = [_TAG[_REPLAY], _REPLAY_NUMBERS(
+            self.of.offset, self.of.length, fv, vc, tv, fk, kc, tk,
+            fq, qc, tq, ff, fc, tf, fi, ti), s[src.path], s[r.path],
+            _u32(len(r.args))]
+        out += [s[a] + s[b] for a, b in zip(src.args, r.args)]
+        return b"".join(out)
+
+
+_REPLAY_NUMBERS = struct.Struct("=16Q").pack
+
+
+def _replay_runs(g):
+    """g.nodes as pack() writes it: (first, stop, None) packed as it is,
+    (first, stop, _Run) a replayed layer. A layer is read again only from
+    an earlier one of its template, both still as the replay added them
+    (no node dropped, renamed or moved since), with arguments of distinct
+    names (a replay maps names, not positions), and only where the library
+    reads replays (NNSCAN_PACK_REPLAY=0: never, for comparing)."""
+    if not _REPLAY or os.environ.get("NNSCAN_PACK_REPLAY") == "0":
+        return ((0, len(g.nodes), None),)
+    nodes, kept, seen = g.nodes, [], {}
+    for r in g.replays:
+        if r.first < r.stop <= len(nodes) and nodes[r.first] is r.head and \
+                nodes[r.stop - 1] is r.tail and \
+                len(set(r.args)) == len(r.args):
+            kept.append(r)
+            seen[id(r.tpl)] = seen.get(id(r.tpl), 0) + 1
+    # (a layer and the layers inside it: the outer one where it repeats,
+    # else the inner ones; g.replays lists a layer before those inside)
+    runs, firsts, at = [], {}, 0
+    for r in kept:
+        if seen[id(r.tpl)] < 2 or r.first < at:
+            continue
+        if at < r.first:
+            runs.append((at, r.first, None))
+        src = firsts.get(id(r.tpl))
+        run = _Run(r, src)
+        if src is None:
+            firsts[id(r.tpl)] = run
+        runs.append((r.first, r.stop, run))
+        at = r.stop
+    if at < len(nodes):
+        runs.append((at, len(nodes), None))
+    return runs
 
 
 def _pack_inits(g, s, shapes, i32, tensors, out):

@@ -112,7 +112,7 @@ import torch
 from torch.utils._mode_utils import no_dispatch
 
 from . import fused, latest, layer_cache, layer_groups, ops_map
-from .graph import Node, _new_node
+from .graph import Node, Replayed, _new_node
 from .replay import _MADE, _absolute, _counts, _meta_of, _relative, \
     added, call_key, counted, deferred_name, finish_replay, graph_at, \
     made_on_meta as _made, marked, node_name, node_numbered, nodes_made, \
@@ -780,8 +780,11 @@ class Layers:
                 nd1 - nd != len(declared) or \
                 any(f < n0 for f, _ in g.kernels[kern0:kern1]):
             return None
+        inner = _inner_replays(g, n0, n1, at, path, rel, sub) \
+            if g.deferred else ()
         return (_counts(at, after), k1 - k0, tuple(nodes),
                 tuple((f - n0, c) for f, c in g.kernels[kern0:kern1]),
+                inner,
                 tuple(g.node_source[n0:n1]), values, inits, kinds, shapes,
                 tuple(aten), declared, events, output, out_scope, out_meta,
                 cached, tracked, form, more, valued)
@@ -791,8 +794,8 @@ class Layers:
         None where the module's parameters are not all its own or, for a
         template that made values with real contents, its own values
         differ."""
-        (dc, dk, nodes, kernels, sources, values, inits, kinds, shapes,
-         aten, declared, events, output, out_scope,
+        (dc, dk, nodes, kernels, inner, sources, values, inits, kinds,
+         shapes, aten, declared, events, output, out_scope,
          (dtype, size, stride, _), cached, tracked, form, more,
          (contents, valued)) = tpl
         b = self.b
@@ -814,17 +817,23 @@ class Layers:
         lead = _lead(path)
 
         def name(r):
-            if r[0] == "n":
+            # (the kinds by how often a layer names them: "n" the rules'
+            # values, "q" deferred numbering's calls' outputs, "p" its
+            # parameters; deferred_name's "q" written out)
+            kind = r[0]
+            if kind == "n":
                 return r[1] + str(c0 + r[2])
-            if r[0] == "a":
-                return args[r[1]]
-            if r[0] == "p":
+            if kind == "q":
+                return "\3%d.%d" % (q0 + r[1], r[2])
+            if kind == "p":
                 return lead + r[1]
-            if r[0] == "pT":
+            if kind == "a":
+                return args[r[1]]
+            if kind == "pT":
                 return lead + r[1] + "^T"
-            if r[0] == "P":
+            if kind == "P":
                 return "\5" + r[1] + lead + r[2]
-            if r[0] in _MADE:
+            if kind == "f":
                 return deferred_name(r, q0, f0)
             return r[1]  # "e": "" or None
 
@@ -834,6 +843,17 @@ class Layers:
             {a: list(v) if type(v) is list else v for a, v in attrs},
             domain, path + s))
             for op, o, k, s, ins, outs, attrs, domain in nodes)
+        if g.deferred and len(g.nodes) > n0:
+            # this layer, then the layers replayed inside its template's
+            # recording, each where this replay put it
+            g.replays.append(Replayed(tpl, n0, len(g.nodes), g.nodes,
+                                      dc + (dk,), (c0, k0, q0, f0, ni),
+                                      path, args))
+            g.replays += [Replayed(t, n0 + a, n0 + z, g.nodes, counts,
+                                   tuple(map(sum, zip((c0, k0, q0, f0, ni),
+                                                      moved))),
+                                   path + sub, [name(r) for r in rargs])
+                          for t, a, z, counts, moved, sub, rargs in inner]
         g.node_source.extend(sources)
         g.kernels.extend((n0 + f, c) for f, c in kernels)
         put_tables(b, name, values, inits, kinds, shapes)
@@ -924,6 +944,34 @@ class Layers:
                 st.outputs.setdefault(p, []).append(e[2])
             if log is not None:
                 log.append((e[0], p) + e[2:])
+
+
+def _inner_replays(g, n0, n1, at, path, rel, sub):
+    """The layers replayed while a template's call between graph_at's
+    `at` and g.nodes[n1] was recorded (graph.Replayed, under deferred
+    numbering), each relative to the call: (its template, its first and
+    stop entry, what it numbers, the counters it was replayed at less the
+    call's, its path below the call's, its arguments by rel()). A replay
+    of the template puts them where it puts the call's nodes, so that
+    pack() can write each after the first as a replay record; one whose
+    nodes changed since, or that names what rel() cannot, is left out."""
+    c0, k0, ni, q0, f0 = at[0], at[1], at[5], at[11], at[12]
+    inner = []
+    nodes = g.nodes
+    for r in reversed(g.replays):
+        if r.first < n0:
+            break
+        if r.stop > n1 or nodes[r.first] is not r.head or \
+                nodes[r.stop - 1] is not r.tail:
+            continue
+        try:
+            inner.append((r.tpl, r.first - n0, r.stop - n0, r.counts,
+                          (r.at[0] - c0, r.at[1] - k0, r.at[2] - q0,
+                           r.at[3] - f0, r.at[4] - ni),
+                          sub(r.path), tuple(map(rel, r.args))))
+        except LookupError:
+            continue
+    return tuple(reversed(inner))
 
 
 def _handed_on(r, tensors, meta, made):

@@ -299,3 +299,65 @@ def test_an_output_the_library_leaves_unwritten_is_the_rules(monkeypatch,
     macs, deferred = _fast_path_reports(monkeypatch, "defer", need_weights)
     assert macs == 5 * 16 * 48 + 2 * (2 * 5 * 5 * 8) + 5 * 16 * 16
     assert deferred == _fast_path_reports(monkeypatch, "0", need_weights)[1]
+
+
+class Block(nn.Module):
+    """Seven modules (module_replay.py replays the alike ones): numbered
+    calls, and a max pooling, whose unwritten indices keep it with its
+    rule (the recorder's own nodes and values, "\4" and "\2" names)."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(8)
+        self.up = nn.Linear(8, 16)
+        self.act = nn.GELU()
+        self.down = nn.Linear(16, 8)
+        self.drop = nn.Dropout()
+        self.pool = nn.MaxPool2d(1)
+
+    def forward(self, x):
+        h = self.drop(self.down(self.act(self.up(self.norm(x)))))
+        return x + self.pool(h)
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.Sequential(*[Block() for _ in range(5)])
+        self.head = nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.head(self.blocks(x))
+
+
+def test_replayed_layers_are_read_again(monkeypatch):
+    """pack() writes a block replayed from the template of one it packed
+    before as a replay record (packed record 33; docs/tape.md, "Replayed
+    layers, read again"), which the library reads as that block's bytes
+    under the replay's names: every report is the one with each block
+    packed (NNSCAN_PACK_REPLAY=0) and the rules', in a first summary (the
+    later blocks replay) and once the whole model replays from a template
+    kept for the process with the blocks inside it."""
+    from nnscan import graph
+    written = []
+    orig = graph._pack_parts
+
+    def pack(g):
+        parts = orig(g)
+        written.append(sum(p[:1] == graph._TAG[graph._REPLAY] and
+                           len(p) > 128 for p in parts))
+        whole.append(any(r.path == "" for r in g.replays))
+        return parts
+    whole = []
+    rules = _reports(monkeypatch, "0", Stack)
+    for _ in range(3):  # the third: the model replays whole
+        monkeypatch.setattr(graph, "_pack_parts", pack)
+        monkeypatch.setenv("NNSCAN_PACK_REPLAY", "1")
+        read_again = _reports(monkeypatch, "defer", Stack)
+        monkeypatch.setenv("NNSCAN_PACK_REPLAY", "0")
+        packed = _reports(monkeypatch, "defer", Stack)
+        assert read_again == packed == rules
+    # the first summary records blocks 0 and 1 and replays 2 to 4 (two
+    # read again); from the second every block replays (four)
+    assert written == [2, 4, 0, 0] + [4, 4, 0, 0] * 2
+    assert whole[-1] and not whole[0]  # the model replayed whole, at last

@@ -15,6 +15,7 @@
 #include "../base/vec.h"
 #include "../ir/builder_int.h"
 #include "front.h"
+#include "replay.h"
 
 /* ==== The reader ====
  *
@@ -48,6 +49,10 @@ typedef struct preader {
                              32), whose names each string is read as */
   nns__arena_vec entries; /* size_t: under it, each node record's, numbered
                              call's or node-making aten record's first node */
+  const uint8_t *start;   /* the buffer's first byte (its header) */
+  const nns__replay *replay; /* records read again (record 33): the names
+                                they give, moved */
+  uint64_t replayed;      /* bytes read again so far */
 } preader;
 
 static const char pk_oom[] = "out of memory";
@@ -66,7 +71,8 @@ static bool pk_read(preader *r, void *out, size_t n) {
   return true;
 }
 
-static bool pk_str(preader *r, const char **out) {
+/* A string as the bytes hold it (no name read under deferred numbering). */
+static bool pk_raw_str(preader *r, const char **out) {
   uint32_t n;
   if (!pk_read(r, &n, sizeof n))
     return false;
@@ -81,11 +87,45 @@ static bool pk_str(preader *r, const char **out) {
                       "holds a NUL byte");
   *out = (const char *)r->p;
   r->p += (size_t)n + 1;
-  if (r->deferred && n && (uint8_t)**out >= 2 && (uint8_t)**out <= 5 &&
-      !(*out = nns__front_deferred_name(r->deferred, *out)))
+  return true;
+}
+
+/* The name string s stands for under deferred numbering. */
+static bool pk_deferred(preader *r, const char **s) {
+  if (r->deferred && *s && **s && (uint8_t)**s >= 2 && (uint8_t)**s <= 5 &&
+      !(*s = nns__front_deferred_name(r->deferred, *s)))
     return pk_fail(r, "a name under deferred numbering does not end in a "
                       "number, or out of memory");
   return true;
+}
+
+/* A string, read as the name it stands for under deferred numbering. */
+static bool pk_str(preader *r, const char **out) {
+  return pk_raw_str(r, out) && pk_deferred(r, out);
+}
+
+/* A string naming a value, node or module: pk_str's, and in records read
+ * again (record 33) the name the replay moves it to first. */
+static bool pk_name(preader *r, const char **out) {
+  if (!pk_raw_str(r, out))
+    return false;
+  if (r->replay && *out && **out) {
+    char small[512];
+    size_t room = nns__replay_room(r->replay, *out);
+    char *buf = room <= sizeof small ? small : malloc(room);
+    if (!buf)
+      return pk_fail(r, pk_oom);
+    const char *t = nns__replay_name(r->replay, *out, buf);
+    if (t != *out && !(t = nns__front_intern(r->deferred, t))) {
+      if (buf != small)
+        free(buf);
+      return pk_fail(r, pk_oom);
+    }
+    if (buf != small)
+      free(buf);
+    *out = t;
+  }
+  return pk_deferred(r, out);
 }
 
 /* `count` (untrusted) elements of `size` bytes: a pointer to a copy in the
@@ -111,14 +151,15 @@ static bool pk_array(preader *r, size_t count, size_t size, void **out) {
 /* Pointers to `count` strings read in place: what a name list or
  * attr_strings needs. Each string takes at least 4 bytes of the buffer,
  * which bounds count before anything is allocated. */
-static bool pk_strs(preader *r, uint32_t count, const char ***out) {
+static bool pk_strs(preader *r, uint32_t count, const char ***out,
+                    bool names) {
   if (count > (size_t)(r->end - r->p) / sizeof(uint32_t))
     return pk_fail(r, "a string list runs past the end of the buffer");
   const char **list = malloc((count ? count : 1) * sizeof *list);
   if (!list)
     return pk_fail(r, pk_oom);
   for (uint32_t k = 0; k < count; k++)
-    if (!pk_str(r, &list[k])) {
+    if (!(names ? pk_name(r, &list[k]) : pk_str(r, &list[k]))) {
       free(list);
       return false;
     }
@@ -190,7 +231,7 @@ static bool pk_aten_tensor(nns_builder *b, preader *r, const char **name) {
   nns__front *f = nns__builder_front(b);
   int32_t dtype;
   pdims d;
-  if (!pk_str(r, name) || !pk_read(r, &dtype, sizeof dtype) ||
+  if (!pk_name(r, name) || !pk_read(r, &dtype, sizeof dtype) ||
       !pk_dims(r, false, &d))
     return false;
   if (!*name)
@@ -374,7 +415,7 @@ static nns_status pk_aten(nns_builder *b, preader *r, nns_error *err) {
   pk_aten_mem mem; /* not zeroed (2.5 KB): what it hands out is */
   mem.n = 0;
   mem.used = 0;
-  bool ok = pk_str(r, &op) && pk_str(r, &name) && pk_str(r, &path) &&
+  bool ok = pk_str(r, &op) && pk_name(r, &name) && pk_name(r, &path) &&
             pk_read(r, &n_args, sizeof n_args);
   if (ok && (!op || !*op))
     ok = pk_fail(r, "an aten record has no op name");
@@ -467,10 +508,10 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
     return nns_builder_add_initializer(b, s0, i32a, d.rank, d.dims, data,
                                        len, err);
   case PK_NODE:
-    RD(pk_str(r, &s0) && pk_str(r, &s1) && pk_str(r, &s2) &&
-       pk_str(r, &s3) && pk_read(r, &n32, sizeof n32) &&
-       pk_strs(r, n32, &list));
-    if (!pk_read(r, &m32, sizeof m32) || !pk_strs(r, m32, &list2)) {
+    RD(pk_str(r, &s0) && pk_str(r, &s1) && pk_name(r, &s2) &&
+       pk_name(r, &s3) && pk_read(r, &n32, sizeof n32) &&
+       pk_strs(r, n32, &list, true));
+    if (!pk_read(r, &m32, sizeof m32) || !pk_strs(r, m32, &list2, true)) {
       free(list);
       return NNS_E_ARG;
     }
@@ -498,7 +539,7 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
     return nns_builder_attr_floats(b, s0, arr, n32, err);
   case PK_ATTR_STRINGS:
     RD(pk_str(r, &s0) && pk_read(r, &n32, sizeof n32) &&
-       pk_strs(r, n32, &list));
+       pk_strs(r, n32, &list, false));
     st = nns_builder_attr_strings(b, s0, list, n32, err);
     free(list);
     return st;
@@ -599,6 +640,9 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
     return nns_model_add_module_tensor(nns__builder_model(b), s0, s1, i32a,
                                        d.rank, d.dims, (nns_param_kind)i32b,
                                        err);
+  case PK_REPLAY:
+    r->why = "a replay record outside deferred numbering (record 32)";
+    return NNS_E_ARG;
   default:
     r->why = "unknown record tag";
     return NNS_E_ARG;
@@ -614,6 +658,8 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
  * its aten record) and aten record that makes a node (a weight's t() the
  * product reading it folds makes none), mapped here to the library's
  * nodes. */
+static nns_status pk_replay(nns_builder *b, preader *r, nns_error *err);
+
 static nns_status pk_deferred_record(nns_builder *b, preader *r, uint8_t tag,
                                      uint8_t last, nns_error *err) {
   nns_error quiet;
@@ -630,6 +676,8 @@ static nns_status pk_deferred_record(nns_builder *b, preader *r, uint8_t tag,
     r->entries = (nns__arena_vec){0};
     return NNS_OK;
   }
+  if (tag == PK_REPLAY)
+    return pk_replay(b, r, err);
   nns__arena *arena = nns__builder_arena(b);
   size_t nodes = nns__builder_node_count(b);
   bool entry = tag == PK_NODE || tag == PK_NAMES ||
@@ -670,6 +718,12 @@ static nns_status pk_deferred_record(nns_builder *b, preader *r, uint8_t tag,
     if (!pk_read(r, &values, sizeof values) ||
         !pk_read(r, &next, sizeof next) || !pk_read(r, &inits, sizeof inits))
       return NNS_E_ARG;
+    if (r->replay) { /* (unsigned: a move back wraps and comes back) */
+      const nns__replay *m = r->replay;
+      values += m->to[NNS__RP_VALUES] - m->from[NNS__RP_VALUES];
+      next += m->to[NNS__RP_NODES] - m->from[NNS__RP_NODES];
+      inits += m->inits_to - m->inits_from;
+    }
     if (values > ((uint64_t)1 << 48) || next > ((uint64_t)1 << 48) ||
         inits > ((uint64_t)1 << 48))
       return nns__err(err, NNS_E_ARG, -1, NULL,
@@ -685,6 +739,102 @@ static nns_status pk_deferred_record(nns_builder *b, preader *r, uint8_t tag,
   if (nns__builder_node_count(b) == nodes)
     r->entries.n--; /* a folded t(): no entry of the recorder's */
   return NNS_OK;
+}
+
+/* ==== Records read again (record 33, replay.c) ==== */
+
+/* The records a replay reads again: a layer's entries and what they
+ * carry (its nodes' attributes). */
+static bool pk_replayable(uint8_t tag) {
+  return tag == PK_NODE || tag == PK_NAMES || tag == PK_ATEN ||
+         (tag >= PK_ATTR_INT && tag <= PK_ATTR_TYPE);
+}
+
+/* The replay's records, read by `s` over the bytes they hold. */
+static nns_status pk_replayed(nns_builder *b, preader *s, nns_error *err) {
+  uint8_t last = 0;
+  while (s->p < s->end || last == PK_NAMES) {
+    size_t at = (size_t)(s->p - s->start);
+    uint8_t tag = s->p < s->end ? *s->p++ : 0;
+    nns_status st = NNS_E_ARG;
+    s->why = NULL;
+    if (last == PK_NAMES && tag != PK_ATEN)
+      s->why = "a names record is not followed by an aten record";
+    else if (!pk_replayable(tag))
+      s->why = "a record a replay does not read again";
+    else
+      st = pk_deferred_record(b, s, tag, last, err);
+    last = tag;
+    if (!st)
+      continue;
+    const char *kind = tag && tag <= PK_LAST ? nns_packed_record_name(tag)
+                                             : "?";
+    if (s->why)
+      return nns__err(err, s->why == pk_oom ? NNS_E_NOMEM : NNS_E_ARG, -1,
+                      NULL, "the record read again at byte %zu (tag %u, %s): "
+                      "%s", at, (unsigned)tag, kind, s->why);
+    if (err) {
+      char inner[sizeof err->message];
+      memcpy(inner, err->message, sizeof inner);
+      inner[sizeof inner - 1] = 0;
+      nns__err(err, st, -1, err->node, "the record read again at byte %zu "
+               "(%s): %s", at, kind, inner);
+    }
+    return st;
+  }
+  return NNS_OK;
+}
+
+static nns_status pk_replay(nns_builder *b, preader *r, nns_error *err) {
+  size_t here = (size_t)(r->p - r->start) - 1; /* the record's own byte */
+  uint64_t offset, length;
+  nns__replay m = {0};
+  bool ok = pk_read(r, &offset, sizeof offset) &&
+            pk_read(r, &length, sizeof length);
+  for (int k = 0; ok && k < NNS__RP_KINDS; k++)
+    ok = pk_read(r, &m.from[k], 8) && pk_read(r, &m.count[k], 8) &&
+         pk_read(r, &m.to[k], 8);
+  ok = ok && pk_read(r, &m.inits_from, 8) && pk_read(r, &m.inits_to, 8) &&
+       pk_raw_str(r, &m.path_from) && pk_raw_str(r, &m.path_to) &&
+       pk_read(r, &m.n_args, sizeof m.n_args);
+  if (!ok)
+    return NNS_E_ARG;
+  if (!m.path_from || !*m.path_from || !m.path_to)
+    return r->why = "a replay's module paths are missing or empty",
+           NNS_E_ARG;
+  if (offset < 8 || length == 0 || offset > here || length > here - offset)
+    return r->why = "a replay's bytes are not earlier records of the buffer",
+           NNS_E_ARG;
+  size_t size = (size_t)(r->end - r->start);
+  if (length > (uint64_t)64 * size - r->replayed)
+    return r->why = "the bytes read again exceed 64 times the buffer",
+           NNS_E_ARG;
+  if (m.n_args > 1024)
+    return r->why = "a replay names more than 1024 arguments", NNS_E_ARG;
+  m.path_from_len = strlen(m.path_from);
+  m.path_to_len = strlen(m.path_to);
+  const char **names = malloc(2 * (m.n_args ? m.n_args : 1) * sizeof *names);
+  if (!names)
+    return r->why = pk_oom, NNS_E_ARG;
+  m.arg_from = names;
+  m.arg_to = names + m.n_args;
+  for (uint32_t k = 0; ok && k < m.n_args; k++) {
+    ok = pk_raw_str(r, &m.arg_from[k]) && pk_raw_str(r, &m.arg_to[k]);
+    if (ok && (!m.arg_from[k] || !m.arg_to[k]))
+      ok = pk_fail(r, "a replay's argument has no name");
+  }
+  nns_status st = NNS_E_ARG;
+  if (ok) {
+    r->replayed += length;
+    preader s = {.p = r->start + offset, .end = r->start + offset + length,
+                 .deferred = r->deferred, .entries = r->entries,
+                 .start = r->start, .replay = &m};
+    st = pk_replayed(b, &s, err);
+    r->entries = s.entries;
+    free(s.scratch);
+  }
+  free(names);
+  return st;
 }
 
 nns_status nns_builder_add_packed(nns_builder *b, const void *data,
@@ -707,7 +857,7 @@ nns_status nns_builder_add_packed(nns_builder *b, const void *data,
                     "packed calls: format version %u, this library reads "
                "%d", (unsigned)version, NNS_PACKED_VERSION);
   preader r = {.p = (const uint8_t *)data + 8,
-               .end = (const uint8_t *)data + size};
+               .end = (const uint8_t *)data + size, .start = data};
   nns__front *f = nns__builder_front(b);
   r.deferred = f && f->deferred ? f : NULL;
   size_t index = 0;

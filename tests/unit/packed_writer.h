@@ -15,7 +15,7 @@
 #include "nnscan.h"
 
 typedef struct wbuf {
-  unsigned char p[2048];
+  unsigned char p[1 << 16]; /* (test_replay.c bounds 64 KB) */
   size_t n;
 } wbuf;
 

@@ -249,7 +249,8 @@ static void c_packed_record_name(void) {
             "observed_shape");
   CHECK_STR(nns_packed_record_name(NNS_PACKED_DEFERRED_NAMES),
             "deferred_names");
-  CHECK(nns_packed_record_name(NNS_PACKED_DEFERRED_NAMES + 1) == NULL);
+  CHECK_STR(nns_packed_record_name(NNS_PACKED_REPLAY), "replay");
+  CHECK(nns_packed_record_name(NNS_PACKED_REPLAY + 1) == NULL);
 }
 static void c_train_phase_name(void) {
   static const char *const want[] = {"forward", "backward", "optimizer"};

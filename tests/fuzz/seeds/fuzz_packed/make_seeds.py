@@ -5,8 +5,10 @@ nns_builder_add_packed (a CNN block, an MLP with a shared weight, an
 attention block, a gated MLP whose SiLU and max are kernels: packed record
 25; a tied head with an unused parameter and a buffer: every seed carries
 records 26-28, each module's calls, boundary shapes and tensors, and
-records 31, the sizes PyTorch gave each value); two of them with the
-numbering left to the library (deferred_*: record 32).
+records 31, the sizes PyTorch gave each value); four with the
+numbering left to the library (deferred_*: record 32), one of them
+reading plain attributes first after its calls made their shapes, one a
+stack of alike blocks whose later blocks are replay records (33).
 
     NNSCAN_LIBRARY=build/libnnscan.so /usr/bin/python3 tests/fuzz/seeds/fuzz_packed/make_seeds.py
 """
@@ -61,6 +63,36 @@ class Tied(nn.Module):
         return self.head(self.embed(ids))
 
 
+class Block(nn.Module):
+    """Six modules: enough for module_replay.py to replay its alikes."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(8)
+        self.up = nn.Linear(8, 16)
+        self.act = nn.GELU()
+        self.down = nn.Linear(16, 8)
+        self.drop = nn.Dropout()
+
+    def forward(self, x):
+        return x + self.drop(self.down(self.act(self.up(self.norm(x)))))
+
+
+class Outside(nn.Module):
+    """Plain attributes (constants from outside) read first by calls whose
+    lowering makes its shape first: numbered again where the node reads
+    them under deferred numbering (front.c, fe_reading)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 8)
+        self.c = torch.full((8,), 0.5)
+        self.d = torch.full((1, 8), 2.0)
+
+    def forward(self, x):
+        return self.lin(x) + self.c.view(1, 8) * self.d.expand(2, 8)
+
+
 def models():
     shared = nn.Linear(6, 6)
     yield "cnn", nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4),
@@ -71,19 +103,26 @@ def models():
     yield "attention", Attention(), torch.zeros(1, 5, 8)
     yield "kernels", GatedMLP(), torch.zeros(1, 5, 8)
     yield "modules", Tied(), torch.tensor([[1, 2, 3]])
+    yield "outside", Outside(), torch.zeros(2, 8)
+    yield "stack", nn.Sequential(*[Block() for _ in range(4)]), \
+        torch.zeros(2, 8)
 
 
 def main():
     for name, m, x in models():
+        if name in ("outside", "stack"):
+            continue  # the rules read it in order already
         rec = recorder.record_model(m.eval(), (x,))
         rec.graph.observed = rec.builder.shape_of  # records 31, as summary
         with open(os.path.join(HERE, name + ".nnsp"), "wb") as f:
             f.write(graph.pack(rec.graph))
     # the numbering left to the library (record 32, docs/tape.md "Numbers
-    # the library gives"): the CNN and the attention block so
+    # the library gives"): the CNN, the attention block, the outside
+    # constants and a stack of alike blocks (its later blocks packed as
+    # replay records, record 33) so
     os.environ["NNSCAN_TAPE_NUMBERED"] = "defer"
     for name, m, x in models():
-        if name in ("cnn", "attention"):
+        if name in ("cnn", "attention", "outside", "stack"):
             rec = recorder.record_model(m.eval(), (x,))
             rec.graph.observed = rec.builder.shape_of
             with open(os.path.join(HERE, "deferred_" + name + ".nnsp"),
