@@ -80,8 +80,11 @@ _ONCE_MAX = 64
 _FIRST = {}
 # the environment variables a recording reads (NNSCAN_MODULE_REPLAY=0
 # keeps none: `enabled`; NNSCAN_LIBRARY is read once, at the library's
-# load): tests/test_summary_memo.py finds every one the package reads
-VARIABLES = ("NNSCAN_REPLAY", "NNSCAN_TAPE", "NNSCAN_TAPE_NUMBERED")
+# load; NNSCAN_PACK_REPLAY changes the packed bytes, which a recording
+# compares with its first's, not the graph): tests/test_summary_memo.py
+# finds every one the package reads
+VARIABLES = ("NNSCAN_REPLAY", "NNSCAN_TAPE", "NNSCAN_TAPE_NUMBERED",
+             "NNSCAN_PACK_REPLAY")
 # the bytes of tracked tensors' contents an entry may copy
 _CONTENTS_MAX = 16 << 20
 _PLAIN = (int, float, str, bool, type(None), torch.dtype, torch.device)

@@ -105,27 +105,37 @@ static bool pk_str(preader *r, const char **out) {
 }
 
 /* A string naming a value, node or module: pk_str's, and in records read
- * again (record 33) the name the replay moves it to first. */
+ * again (record 33) the name the replay moves it to first. A moved name
+ * is interned where deferred numbering does not name it anew ("\2", "\4")
+ * or give it a name it holds ("\3", "\5" named before). */
 static bool pk_name(preader *r, const char **out) {
   if (!pk_raw_str(r, out))
     return false;
-  if (r->replay && *out && **out) {
-    char small[512];
-    size_t room = nns__replay_room(r->replay, *out);
-    char *buf = room <= sizeof small ? small : malloc(room);
-    if (!buf)
-      return pk_fail(r, pk_oom);
-    const char *t = nns__replay_name(r->replay, *out, buf);
-    if (t != *out && !(t = nns__front_intern(r->deferred, t))) {
-      if (buf != small)
-        free(buf);
-      return pk_fail(r, pk_oom);
-    }
-    if (buf != small)
-      free(buf);
-    *out = t;
+  if (!r->replay || !*out || !**out)
+    return pk_deferred(r, out);
+  char small[512];
+  size_t n = strlen(*out), room = nns__replay_room(r->replay, n);
+  char *buf = room <= sizeof small ? small : malloc(room);
+  if (!buf)
+    return pk_fail(r, pk_oom);
+  const char *t = nns__replay_name(r->replay, *out, n, buf);
+  bool ok = true;
+  if (t != buf) {
+    *out = t; /* itself, or an argument's name: in the buffer */
+    ok = pk_deferred(r, out);
+  } else if (*t >= 2 && *t <= 5) {
+    const char *named = nns__front_deferred_name(r->deferred, t);
+    ok = named && (named != t || (named = nns__front_intern(r->deferred, t)));
+    *out = named;
+    if (!ok)
+      pk_fail(r, "a name under deferred numbering does not end in a "
+                 "number, or out of memory");
+  } else if (!(*out = nns__front_intern(r->deferred, t))) {
+    ok = pk_fail(r, pk_oom);
   }
-  return pk_deferred(r, out);
+  if (buf != small)
+    free(buf);
+  return ok;
 }
 
 /* `count` (untrusted) elements of `size` bytes: a pointer to a copy in the
@@ -813,15 +823,23 @@ static nns_status pk_replay(nns_builder *b, preader *r, nns_error *err) {
     return r->why = "a replay names more than 1024 arguments", NNS_E_ARG;
   m.path_from_len = strlen(m.path_from);
   m.path_to_len = strlen(m.path_to);
-  const char **names = malloc(2 * (m.n_args ? m.n_args : 1) * sizeof *names);
-  if (!names)
+  size_t n = m.n_args ? m.n_args : 1;
+  const char **names = malloc(2 * n * sizeof *names);
+  size_t *lens = malloc(n * sizeof *lens);
+  if (!names || !lens) {
+    free(names);
+    free(lens);
     return r->why = pk_oom, NNS_E_ARG;
+  }
   m.arg_from = names;
   m.arg_to = names + m.n_args;
+  m.arg_len = lens;
   for (uint32_t k = 0; ok && k < m.n_args; k++) {
     ok = pk_raw_str(r, &m.arg_from[k]) && pk_raw_str(r, &m.arg_to[k]);
-    if (ok && (!m.arg_from[k] || !m.arg_to[k]))
+    if (ok && (!m.arg_from[k] || !m.arg_to[k] || !*m.arg_from[k]))
       ok = pk_fail(r, "a replay's argument has no name");
+    else if (ok)
+      lens[k] = strlen(m.arg_from[k]);
   }
   nns_status st = NNS_E_ARG;
   if (ok) {
@@ -834,6 +852,7 @@ static nns_status pk_replay(nns_builder *b, preader *r, nns_error *err) {
     free(s.scratch);
   }
   free(names);
+  free(lens);
   return st;
 }
 

@@ -50,31 +50,25 @@ static size_t trailing_digits(const char *s, size_t n) {
   return n - k;
 }
 
-/* s (n bytes from `at`) under the replay's path: written at out with its
- * length, or 0 when it is not under path_from. */
-static size_t under(const nns__replay *m, const char *s, char *out) {
+/* s (n bytes) under the replay's path: written at out with its length,
+ * or 0 when it is not under path_from. */
+static size_t under(const nns__replay *m, const char *s, size_t n,
+                    char *out) {
   size_t lf = m->path_from_len;
-  if (strncmp(s, m->path_from, lf) != 0 ||
+  if (n < lf || memcmp(s, m->path_from, lf) != 0 ||
       (s[lf] != 0 && s[lf] != '.' && s[lf] != '/'))
     return 0;
-  size_t rest = strlen(s + lf);
   memcpy(out, m->path_to, m->path_to_len);
-  memcpy(out + m->path_to_len, s + lf, rest + 1);
-  return m->path_to_len + rest;
+  memcpy(out + m->path_to_len, s + lf, n - lf + 1);
+  return m->path_to_len + n - lf;
 }
 
-size_t nns__replay_room(const nns__replay *m, const char *s) {
-  /* a path longer by path_to, a number longer by at most 20 digits */
-  return (s ? strlen(s) : 0) + m->path_to_len + 24;
-}
-
-const char *nns__replay_name(const nns__replay *m, const char *s, char *buf) {
-  if (!s || !*s)
-    return s;
+const char *nns__replay_name(const nns__replay *m, const char *s, size_t n,
+                             char *buf) {
   for (uint32_t k = 0; k < m->n_args; k++)
-    if (!strcmp(s, m->arg_from[k]))
+    if (m->arg_len[k] == n && !memcmp(s, m->arg_from[k], n))
       return m->arg_to[k];
-  size_t n = strlen(s), d;
+  size_t d;
   uint64_t v, w;
   switch (s[0]) {
   case 2: /* "\2" STEM N: the recorder's value */
@@ -97,7 +91,7 @@ const char *nns__replay_name(const nns__replay *m, const char *s, char *buf) {
   }
   case 4: { /* "\4" PATH_N: the recorder's node, under the layer's path */
     buf[0] = 4;
-    size_t len = under(m, s + 1, buf + 1);
+    size_t len = under(m, s + 1, n - 1, buf + 1);
     if (!len)
       return s;
     d = trailing_digits(buf + 1, len);
@@ -117,8 +111,8 @@ const char *nns__replay_name(const nns__replay *m, const char *s, char *buf) {
       return s;
     buf[0] = 5;
     buf[1] = s[1];
-    return under(m, s + 2, buf + 2) ? buf : s;
+    return under(m, s + 2, n - 2, buf + 2) ? buf : s;
   default: /* a module path, a parameter, a weight's t() */
-    return under(m, s, buf) ? buf : s;
+    return under(m, s, n, buf) ? buf : s;
   }
 }

@@ -24,13 +24,17 @@ typedef struct nns__replay {
   size_t path_from_len, path_to_len;
   uint32_t n_args;
   const char **arg_from, **arg_to;
+  size_t *arg_len; /* strlen(arg_from[k]) */
 } nns__replay;
 
-/* Bytes enough for any name nns__replay_name makes of s. */
-size_t nns__replay_room(const nns__replay *m, const char *s);
-/* The name s stands for under replay m: s itself where nothing moves it,
- * else written into buf (nns__replay_room(m, s) bytes) or one of m's
- * `to` names. s may be NULL. */
-const char *nns__replay_name(const nns__replay *m, const char *s, char *buf);
+/* Bytes enough for any name nns__replay_name makes of a name of n bytes. */
+static inline size_t nns__replay_room(const nns__replay *m, size_t n) {
+  return n + m->path_to_len + 24; /* a longer path, a number of 20 digits */
+}
+/* The name s (n bytes, not empty) stands for under replay m: s itself
+ * where nothing moves it, else written into buf (nns__replay_room bytes)
+ * or one of m's `to` names. */
+const char *nns__replay_name(const nns__replay *m, const char *s, size_t n,
+                             char *buf);
 
 #endif
