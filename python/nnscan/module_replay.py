@@ -103,6 +103,7 @@ initializer the library's to make) relative to the layer's path.
 NNSCAN_MODULE_REPLAY=0 runs every call (bench/same_summary.py and
 tools/tape_same.py --variable compare the two).
 """
+import bisect
 import itertools
 import os
 import threading
@@ -483,6 +484,8 @@ class Layers:
             same = False
         if same:
             self.kept[key[0]] = got[1]
+            if b.g.deferred:
+                _note_recorded(b, got[1], (prev, note))
             sig = self.found[path][2]
             kept_tpl = _for_process(got[1], b.shadows) \
                 if sig is not None and not real else None
@@ -944,6 +947,25 @@ class Layers:
                 st.outputs.setdefault(p, []).append(e[2])
             if log is not None:
                 log.append((e[0], p) + e[2:])
+
+
+def _note_recorded(b, tpl, notes):
+    """The two calls whose recordings made `tpl`, noted as replays of it
+    (graph.Replayed) where they lie: a replay adds what they added, so
+    pack() writes the second and the replays after it as replay records
+    in this recording as in the next, where each call replays (the
+    summary memo reads two recordings that packed the same as one
+    model's)."""
+    g = b.g
+    counts = tpl[0] + (tpl[1],)
+    for path, at, after, tensors, *_ in notes:
+        if after[2] > at[2]:
+            r = Replayed(tpl, at[2], after[2], g.nodes, counts,
+                         (at[0], at[1], at[11], at[12], at[5]), path,
+                         [b.names[id(t)] for t in tensors])
+            # (before the replays inside it, which came first)
+            g.replays.insert(bisect.bisect_left(
+                [x.first for x in g.replays], r.first), r)
 
 
 def _inner_replays(g, n0, n1, at, path, rel, sub):
