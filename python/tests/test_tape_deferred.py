@@ -301,45 +301,46 @@ def test_an_output_the_library_leaves_unwritten_is_the_rules(monkeypatch,
     assert deferred == _fast_path_reports(monkeypatch, "0", need_weights)[1]
 
 
-class Block(nn.Module):
-    """Seven modules (module_replay.py replays the alike ones): numbered
-    calls, and a max pooling, whose unwritten indices keep it with its
-    rule (the recorder's own nodes and values, "\4" and "\2" names)."""
+
+class PooledLayer(Layer):
+    """Layer and a max pooling, whose unwritten indices keep it with its
+    rule: the recorder's own nodes and values ("\4" and "\2" names)
+    among a replayed layer's records."""
 
     def __init__(self):
         super().__init__()
-        self.norm = nn.LayerNorm(8)
-        self.up = nn.Linear(8, 16)
-        self.act = nn.GELU()
-        self.down = nn.Linear(16, 8)
-        self.drop = nn.Dropout()
-        self.pool = nn.MaxPool2d(1)
+        self.pool = nn.MaxPool1d(1)
 
     def forward(self, x):
-        h = self.drop(self.down(self.act(self.up(self.norm(x)))))
-        return x + self.pool(h)
+        return self.pool(super().forward(x)[None])[0]
 
 
-class Stack(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.blocks = nn.Sequential(*[Block() for _ in range(5)])
-        self.head = nn.Linear(8, 4)
-
-    def forward(self, x):
-        return self.head(self.blocks(x))
+def _stack_reports(monkeypatch, how, read_again):
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", how)
+    monkeypatch.setenv("NNSCAN_PACK_REPLAY", read_again)
+    import nnscan
+    torch.manual_seed(0)
+    model = Layers().eval()
+    model.layers = nn.ModuleList(PooledLayer() for _ in range(5))
+    x = torch.randn(6, 8)
+    got = []
+    for _ in range(2):
+        s = nnscan.summary(model, inputs=(x,), file=False)
+        got += [s.to_text(), s.to_csv(), s.to_json(version=1),
+                s.to_json(version=2)]
+    return got
 
 
 def test_replayed_layers_are_read_again(monkeypatch):
-    """pack() writes a block replayed from the template of one it packed
+    """pack() writes a layer replayed from the template of one it packed
     before as a replay record (packed record 33; docs/tape.md, "Replayed
-    layers, read again"), which the library reads as that block's bytes
-    under the replay's names: every report is the one with each block
-    packed (NNSCAN_PACK_REPLAY=0) and the rules', in a first summary (the
-    later blocks replay) and once the whole model replays from a template
-    kept for the process with the blocks inside it."""
+    layers, read again"), which the library reads as that layer's bytes
+    under the replay's names: every report is the one with each layer
+    packed (NNSCAN_PACK_REPLAY=0) and the rules', in a first summary and
+    once the whole model replays from a template kept for the process
+    with the layers inside it."""
     from nnscan import graph
-    written = []
+    written, whole = [], []
     orig = graph._pack_parts
 
     def pack(g):
@@ -348,17 +349,13 @@ def test_replayed_layers_are_read_again(monkeypatch):
                            len(p) > 128 for p in parts))
         whole.append(any(r.path == "" for r in g.replays))
         return parts
-    whole = []
-    rules = _reports(monkeypatch, "0", Stack)
+    rules = _stack_reports(monkeypatch, "0", "1")
+    monkeypatch.setattr(graph, "_pack_parts", pack)
     for _ in range(3):  # the third: the model replays whole
-        monkeypatch.setattr(graph, "_pack_parts", pack)
-        monkeypatch.setenv("NNSCAN_PACK_REPLAY", "1")
-        read_again = _reports(monkeypatch, "defer", Stack)
-        monkeypatch.setenv("NNSCAN_PACK_REPLAY", "0")
-        packed = _reports(monkeypatch, "defer", Stack)
-        assert read_again == packed == rules
-    # the first summary records blocks 0 and 1, whose recordings make the
-    # template, and replays 2 to 4; from the second every block replays:
-    # blocks 1 to 4 read again either way
+        assert _stack_reports(monkeypatch, "defer", "1") == \
+            _stack_reports(monkeypatch, "defer", "0") == rules
+    # the first summary records layers 0 and 1, whose recordings make the
+    # template, and replays 2 to 4; later every layer replays: layers 1 to
+    # 4 read again either way
     assert written == [4, 4, 0, 0] * 3
     assert whole[-1] and not whole[0]  # the model replayed whole, at last
