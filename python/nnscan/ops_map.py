@@ -1037,10 +1037,15 @@ def group_norm(b, args, kw, out):
         cur = nxt
 
 
-def pool(op, has_dilation):
+def pool(op, has_dilation, r):
+    """An r-D pool; of an unbatched input (r + 1 dims, which PyTorch
+    pools as a batch of one) as ONNX's pools take it: Unsqueeze, the
+    pool, Squeeze (one kernel, as PyTorch runs it)."""
     def rule(b, args, kw, out):
         x = args[0]
-        r = _ndim(x) - 2
+        if _ndim(x) not in (r + 1, r + 2):
+            raise NotImplementedError("a %d-D pool of a %d-D tensor"
+                                      % (r, _ndim(x)))
         k = _ints(args[1], r)
         stride = _arg(args, kw, 2, "stride", [])
         s = _ints(stride, r) if stride else k
@@ -1053,7 +1058,15 @@ def pool(op, has_dilation):
             attrs["ceil_mode"] = int(bool(_arg(args, kw, 4, "ceil_mode", False)))
             attrs["count_include_pad"] = int(bool(
                 _arg(args, kw, 5, "count_include_pad", True)))
-        b.node(op, [b.inp(x)], [_outs(out)[0]], attrs)
+        y = _outs(out)[0]
+        if _ndim(x) == r + 2:
+            b.node(op, [b.inp(x)], [y], attrs)
+            return
+        u = b.fresh(x.dtype, [1] + list(x.shape))
+        b.node("Unsqueeze", [b.inp(x), b.const([0])], [u])
+        w = b.fresh(y.dtype, [1] + list(y.shape))
+        b.node(op, [b.name(u)], [w], attrs)
+        b.node("Squeeze", [b.name(w), b.const([0])], [y])
     return rule
 
 
@@ -2645,14 +2658,15 @@ OPS = {
     "_native_batch_norm_legit": native_batch_norm,
     "_native_batch_norm_legit_no_training": batch_norm_no_training,
     "native_layer_norm": layer_norm, "native_group_norm": group_norm,
-    "max_pool1d": pool("MaxPool", True), "max_pool2d": pool("MaxPool", True),
-    "max_pool3d": pool("MaxPool", True),
-    "max_pool1d_with_indices": pool("MaxPool", True),
-    "max_pool2d_with_indices": pool("MaxPool", True),
-    "max_pool3d_with_indices": pool("MaxPool", True),
-    "avg_pool1d": pool("AveragePool", False),
-    "avg_pool2d": pool("AveragePool", False),
-    "avg_pool3d": pool("AveragePool", False),
+    "max_pool1d": pool("MaxPool", True, 1),
+    "max_pool2d": pool("MaxPool", True, 2),
+    "max_pool3d": pool("MaxPool", True, 3),
+    "max_pool1d_with_indices": pool("MaxPool", True, 1),
+    "max_pool2d_with_indices": pool("MaxPool", True, 2),
+    "max_pool3d_with_indices": pool("MaxPool", True, 3),
+    "avg_pool1d": pool("AveragePool", False, 1),
+    "avg_pool2d": pool("AveragePool", False, 2),
+    "avg_pool3d": pool("AveragePool", False, 3),
     "_adaptive_avg_pool2d": adaptive_pool("Average", "_adaptive_avg_pool2d"),
     "_adaptive_avg_pool3d": adaptive_pool("Average", "_adaptive_avg_pool3d"),
     "adaptive_avg_pool1d": adaptive_pool("Average", "adaptive_avg_pool1d"),

@@ -119,6 +119,12 @@ CASES = {
     "adaptive_avg_pool1d_global": (
         lambda x: F.adaptive_avg_pool1d(x.transpose(1, 2), 1).flatten(1),
         (r(2, 16, 8),), "adaptive_avg_pool1d", OWN_TYPES),
+    # pools of unbatched inputs, which PyTorch pools as a batch of one:
+    # Unsqueeze, the pool, Squeeze
+    "max_pool2d_unbatched": (lambda x: F.max_pool2d(x, 2) * 2,
+                             (r(3, 8, 8),), "max_pool2d"),
+    "avg_pool2d_unbatched": (lambda x: F.avg_pool2d(x, 2) * 2,
+                             (r(3, 8, 8),), "avg_pool2d"),
     # a legacy empty 1-D tensor beside the others (a KV cache's first
     # step): PyTorch skips it
     "cat_legacy_empty": (lambda x: torch.cat([x.new_empty(0), x], -2) * 2,

@@ -359,3 +359,30 @@ def test_replayed_layers_are_read_again(monkeypatch):
     # 4 read again either way
     assert written == [4, 4, 0, 0] * 3
     assert whole[-1] and not whole[0]  # the model replayed whole, at last
+
+
+POOLS = [(nn.MaxPool1d(2), (6, 8)), (nn.MaxPool2d(2), (3, 8, 8)),
+         (nn.AvgPool1d(2), (6, 8)), (nn.AvgPool2d(2, 1), (3, 8, 8)),
+         (nn.MaxPool3d(2), (2, 4, 4, 4)), (nn.AvgPool3d(2), (2, 4, 4, 4))]
+
+
+@pytest.mark.parametrize("pool,shape", POOLS,
+                         ids=lambda p: getattr(p, "__name__", None) or
+                         type(p).__name__ if not isinstance(p, tuple)
+                         else "x".join(map(str, p)))
+@pytest.mark.parametrize("how", ["0", "defer"])
+def test_an_unbatched_pool_is_a_batch_of_one(monkeypatch, pool, shape, how):
+    """PyTorch pools an unbatched input (no batch dim) as a batch of one:
+    the summary counts it so, on the rules and on the tape, and its output
+    has PyTorch's sizes (a pool of a 3-D tensor was a 1-D pool of it)."""
+    import nnscan
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", how)
+
+    def summary(*dims):
+        m = nn.Sequential(nn.ReLU(), pool).eval()
+        x = torch.randn(*dims)
+        s = nnscan.summary(m, inputs=(x,), file=False)
+        rows = {r["path"]: r for r in s.layers}
+        assert rows["1"]["output"]["shape"] == list(m(x).shape)
+        return {k: s.totals[k] for k in ("flops", "macs", "dmas")}
+    assert summary(*shape) == summary(1, *shape)

@@ -382,13 +382,16 @@ static nns_status layer_norm(nns__aten_call *c, const nns__aten_op *op) {
 
 /* max_poolNd(self, kernel_size, stride, padding, dilation, ceil_mode) and
  * avg_poolNd(self, kernel_size, stride, padding, ceil_mode,
- * count_include_pad). */
+ * count_include_pad). An unbatched input (N + 1 dims), which PyTorch pools
+ * as a batch of one, is Unsqueeze, the pool, Squeeze, one kernel, as the
+ * recorder's rule has it (ops_map.pool). */
 static nns_status pool(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x);
-  if (!x || !mx || mx->rank < 3)
+  const char *nd = strstr(op->name, "pool"); /* "...poolNd..." */
+  int r = nd && nd[4] >= '1' && nd[4] <= '3' ? nd[4] - '0' : 0;
+  if (!x || !mx || !r || (mx->rank != r + 1 && mx->rank != r + 2))
     return NNS_E_NOTFOUND;
-  int r = mx->rank - 2;
   bool max = !strcmp(op->onnx, "MaxPool");
   int64_t k[3], s[3], p[6], d[3];
   const nns__aten_arg *st = nns__aten_arg_of(c, "stride");
@@ -403,7 +406,20 @@ static nns_status pool(nns__aten_call *c, const nns__aten_op *op) {
     memcpy(s, k, sizeof s);
   }
   memcpy(p + r, p, (size_t)r * sizeof *p);
-  A_TRY(nns__aten_node(c, op->onnx, "", &x, 1, c->outs, 1));
+  bool one = mx->rank == r + 1;
+  size_t first = *c->node_count;
+  const int64_t lead = 0;
+  const char *in = x, *pooled = c->outs[0];
+  if (one) {
+    const char *ux[2] = {x, nns__aten_const_ints(c, &lead, 1, false)};
+    in = c->fresh(c->fe);
+    if (!ux[1] || !in)
+      return c->err->code ? c->err->code : NNS_E_NOMEM;
+    A_TRY(nns__aten_node(c, "Unsqueeze", "", ux, 2, &in, 1));
+    if (!(pooled = c->fresh(c->fe)))
+      return NNS_E_NOMEM;
+  }
+  A_TRY(nns__aten_node(c, op->onnx, "", &in, 1, &pooled, 1));
   A_TRY(nns_builder_attr_ints(c->b, "kernel_shape", k, (size_t)r, c->err));
   A_TRY(nns_builder_attr_ints(c->b, "strides", s, (size_t)r, c->err));
   A_TRY(nns_builder_attr_ints(c->b, "pads", p, (size_t)(2 * r), c->err));
@@ -413,8 +429,15 @@ static nns_status pool(nns__aten_call *c, const nns__aten_op *op) {
     A_TRY(nns_builder_attr_int(
         c->b, "count_include_pad",
         nns__aten_bool(c, "count_include_pad", true), c->err));
-  return nns_builder_attr_int(c->b, "ceil_mode",
-                              nns__aten_bool(c, "ceil_mode", false), c->err);
+  A_TRY(nns_builder_attr_int(c->b, "ceil_mode",
+                             nns__aten_bool(c, "ceil_mode", false), c->err));
+  if (!one)
+    return NNS_OK;
+  const char *sq[2] = {pooled, nns__aten_const_ints(c, &lead, 1, false)};
+  if (!sq[1])
+    return c->err->code ? c->err->code : NNS_E_NOMEM;
+  A_TRY(nns__aten_node(c, "Squeeze", "", sq, 2, c->outs, 1));
+  return nns__aten_kernel(c, first);
 }
 
 /* adaptive_avg_poolNd(self, output_size), the composite an archive
