@@ -606,17 +606,20 @@ def _pack_parts_with(g, s):
 
 class Replayed:
     """A layer module_replay.py replayed from a template under deferred
-    numbering: the entries of g.nodes it added (first .. stop - 1, the
-    first and last of them), what the template numbers (the recorder's
-    values, numbered calls, their outside constants, nodes), the graph's
-    counters it was replayed at (values, nodes, numbered calls, outside
-    constants, initializers), its module path and its arguments' names."""
+    numbering: its template's key (the call key the template is kept
+    under: equal for the replays of one template, and cheap to compare
+    where a template holding this is compared), the entries of g.nodes it
+    added (first .. stop - 1, the first and last of them), what the
+    template numbers (the recorder's values, numbered calls, their
+    outside constants, nodes), the graph's counters it was replayed at
+    (values, nodes, numbered calls, outside constants, initializers), its
+    module path and its arguments' names."""
 
-    __slots__ = ("tpl", "first", "stop", "head", "tail", "counts", "at",
+    __slots__ = ("key", "first", "stop", "head", "tail", "counts", "at",
                  "path", "args")
 
-    def __init__(self, tpl, first, stop, nodes, counts, at, path, args):
-        self.tpl, self.first, self.stop = tpl, first, stop
+    def __init__(self, key, first, stop, nodes, counts, at, path, args):
+        self.key, self.first, self.stop = key, first, stop
         self.head, self.tail = nodes[first], nodes[stop - 1]
         self.counts, self.at, self.path, self.args = counts, at, path, args
 
@@ -663,19 +666,19 @@ def _replay_runs(g):
                 nodes[r.stop - 1] is r.tail and \
                 len(set(r.args)) == len(r.args):
             kept.append(r)
-            seen[id(r.tpl)] = seen.get(id(r.tpl), 0) + 1
+            seen[r.key] = seen.get(r.key, 0) + 1
     # (a layer and the layers inside it: the outer one where it repeats,
     # else the inner ones; g.replays lists a layer before those inside)
     runs, firsts, at = [], {}, 0
     for r in kept:
-        if seen[id(r.tpl)] < 2 or r.first < at:
+        if seen[r.key] < 2 or r.first < at:
             continue
         if at < r.first:
             runs.append((at, r.first, None))
-        src = firsts.get(id(r.tpl))
+        src = firsts.get(r.key)
         run = _Run(r, src)
         if src is None:
-            firsts[id(r.tpl)] = run
+            firsts[r.key] = run
         runs.append((r.first, r.stop, run))
         at = r.stop
     if at < len(nodes):

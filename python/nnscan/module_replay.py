@@ -277,7 +277,7 @@ class Layers:
             # process replays from any recording
             return orig(*args, **kwargs)
         if type(kept) is tuple:
-            out = self._replay(path, kept, key[1], cache)
+            out = self._replay(path, kept, key[1], cache, key[0])
             if out is not None:
                 return out
         elif kept is not None and kept[1] >= _TRIES:
@@ -485,7 +485,7 @@ class Layers:
         if same:
             self.kept[key[0]] = got[1]
             if b.g.deferred:
-                _note_recorded(b, got[1], (prev, note))
+                _note_recorded(b, key[0], got[1], (prev, note))
             sig = self.found[path][2]
             kept_tpl = _for_process(got[1], b.shadows) \
                 if sig is not None and not real else None
@@ -792,7 +792,7 @@ class Layers:
                 tuple(aten), declared, events, output, out_scope, out_meta,
                 cached, tracked, form, more, valued)
 
-    def _replay(self, path, tpl, tensors, cache):
+    def _replay(self, path, tpl, tensors, cache, group):
         """Adds the template at `path`, renamed; the call's output, or
         None where the module's parameters are not all its own or, for a
         template that made values with real contents, its own values
@@ -849,7 +849,7 @@ class Layers:
         if g.deferred and len(g.nodes) > n0:
             # this layer, then the layers replayed inside its template's
             # recording, each where this replay put it
-            g.replays.append(Replayed(tpl, n0, len(g.nodes), g.nodes,
+            g.replays.append(Replayed(group, n0, len(g.nodes), g.nodes,
                                       dc + (dk,), (c0, k0, q0, f0, ni),
                                       path, args))
             g.replays += [Replayed(t, n0 + a, n0 + z, g.nodes, counts,
@@ -949,7 +949,7 @@ class Layers:
                 log.append((e[0], p) + e[2:])
 
 
-def _note_recorded(b, tpl, notes):
+def _note_recorded(b, group, tpl, notes):
     """The two calls whose recordings made `tpl`, noted as replays of it
     (graph.Replayed) where they lie: a replay adds what they added, so
     pack() writes the second and the replays after it as replay records
@@ -960,7 +960,7 @@ def _note_recorded(b, tpl, notes):
     counts = tpl[0] + (tpl[1],)
     for path, at, after, tensors, *_ in notes:
         if after[2] > at[2]:
-            r = Replayed(tpl, at[2], after[2], g.nodes, counts,
+            r = Replayed(group, at[2], after[2], g.nodes, counts,
                          (at[0], at[1], at[11], at[12], at[5]), path,
                          [b.names[id(t)] for t in tensors])
             # (before the replays inside it, which came first)
@@ -987,7 +987,7 @@ def _inner_replays(g, n0, n1, at, path, rel, sub):
                 nodes[r.stop - 1] is not r.tail:
             continue
         try:
-            inner.append((r.tpl, r.first - n0, r.stop - n0, r.counts,
+            inner.append((r.key, r.first - n0, r.stop - n0, r.counts,
                           (r.at[0] - c0, r.at[1] - k0, r.at[2] - q0,
                            r.at[3] - f0, r.at[4] - ni),
                           sub(r.path), tuple(map(rel, r.args))))
