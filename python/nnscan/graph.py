@@ -116,7 +116,7 @@ class Graph:
         self._deferred_calls = 0  # numbered calls so far ("\3K.J" outputs)
         self._deferred_consts = 0  # outside constants they read first
         # layers replayed from a template under deferred numbering
-        # (module_replay.py), each a _Replayed: pack() writes a layer of a
+        # (module_replay.py), each a Replayed: pack() writes a layer of a
         # template packed before as a replay record (docs/tape.md,
         # "Replayed layers, read again")
         self.replays = []
