@@ -385,7 +385,7 @@ static nns_status layer_norm(nns__aten_call *c, const nns__aten_op *op) {
  * count_include_pad). An unbatched input (N + 1 dims), which PyTorch pools
  * as a batch of one, is Unsqueeze, the pool, Squeeze, one kernel, as the
  * recorder's rule has it (ops_map.pool). */
-static nns_status pool(nns__aten_call *c, const nns__aten_op *op) {
+nns_status nns__aten_pool(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x);
   const char *nd = strstr(op->name, "pool"); /* "...poolNd..." */
@@ -1442,9 +1442,9 @@ static const nns__aten_op table[] = {
     RULE("addmm", "Gemm", addmm),
     ALIAS("alias"),
     CREATE("arange"),
-    RULE("avg_pool1d", "AveragePool", pool),
-    RULE("avg_pool2d", "AveragePool", pool),
-    RULE("avg_pool3d", "AveragePool", pool),
+    RULE("avg_pool1d", "AveragePool", nns__aten_pool),
+    RULE("avg_pool2d", "AveragePool", nns__aten_pool),
+    RULE("avg_pool3d", "AveragePool", nns__aten_pool),
     RULE("batch_norm", "BatchNormalization", batch_norm),
     BIN("bitwise_and", "And"),
     UN("bitwise_not", "Not"),
@@ -1501,10 +1501,10 @@ static const nns__aten_op table[] = {
     BIN("lt", "Less"),
     RULE("masked_fill", "Where", where),
     RULE("matmul", "MatMul", nns__aten_matmul),
-    RULE("max_pool1d", "MaxPool", pool),
-    RULE("max_pool2d", "MaxPool", pool),
-    RULE_UNWRITTEN_1("max_pool2d_with_indices", "MaxPool", pool),
-    RULE("max_pool3d", "MaxPool", pool),
+    RULE("max_pool1d", "MaxPool", nns__aten_pool),
+    RULE("max_pool2d", "MaxPool", nns__aten_pool),
+    RULE_UNWRITTEN_1("max_pool2d_with_indices", "MaxPool", nns__aten_pool),
+    RULE("max_pool3d", "MaxPool", nns__aten_pool),
     BIN("maximum", "Max"),
     RULE("mean", "ReduceMean", reduce),
     BIN("minimum", "Min"),

@@ -79,6 +79,9 @@ const char *nns__aten_operand(nns__aten_call *c, const nns__aten_arg *a,
                               int32_t dtype);
 /* The BINARY form: op_type on (self, other), one kernel with its Casts. */
 nns_status nns__aten_binary(nns__aten_call *c, const char *op_type);
+/* The rule of the pools max_poolNd(_with_indices) and avg_poolNd, N the
+ * op's own (aten.c): an unbatched input is a batch of one. */
+nns_status nns__aten_pool(nns__aten_call *c, const nns__aten_op *op);
 /* a // b (floor_divide, div's "floor" rounding mode): Div, then Floor
  * for floating point (an integer Div floors already for the non-negative
  * values models divide), one kernel. */

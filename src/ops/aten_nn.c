@@ -187,12 +187,6 @@ static nns_status weight_norm_composite(nns__aten_call *c,
 
 /* ==== Pooling and resizing ==== */
 
-/* max_pool1d/3d_with_indices: max_pool2d_with_indices's rule. */
-static nns_status max_pool_ix(nns__aten_call *c, const nns__aten_op *op) {
-  (void)op;
-  return as_op(c, "max_pool2d_with_indices", NULL, NULL, 0);
-}
-
 /* _adaptive_avg_pool2d/3d, adaptive_max_pool1d/2d/3d (self, output_size),
  * as torch.onnx exports them: Global*Pool for a 1x..x1 output; a nearest
  * Resize when every output size is a multiple of the input's (windows of
@@ -1353,10 +1347,10 @@ static const nns__aten_op table[] = {
     RULE("grid_sampler_2d", "GridSample", grid_sampler),
     RULE("group_norm", "InstanceNormalization, Mul, Add", group_norm),
     RULE("im2col", "Pad, Reshape, Gather, Reshape", im2col),
-    RULE_UNWRITTEN_1("max_pool1d_with_indices", "MaxPool", max_pool_ix),
+    RULE_UNWRITTEN_1("max_pool1d_with_indices", "MaxPool", nns__aten_pool),
     RULE("max_pool2d_with_indices_backward", "ScatterElements(add)",
          max_pool_backward),
-    RULE_UNWRITTEN_1("max_pool3d_with_indices", "MaxPool", max_pool_ix),
+    RULE_UNWRITTEN_1("max_pool3d_with_indices", "MaxPool", nns__aten_pool),
     RULE("native_batch_norm", "BatchNormalization", native_batch_norm),
     RULE("native_batch_norm_backward", "BatchNormalization; ReduceSum",
          bn_backward),
