@@ -90,9 +90,9 @@ MODELS = ("resnet50", "densenet121", "vit_b_16", "mobilenet_v3_small",
 
 
 # NNSCAN_TAPE_NUMBERED's values --tape-per-op and --c-build compare: the
-# rules, and the numbered tape (--numbered-as: "1" a plan per call, "defer"
-# the numbering left to the library's build)
-MODES = ("0", "1")
+# rules, and the numbered tape (--numbered-as: "defer" the numbering left
+# to the library's build, the default; "1" a plan per call)
+MODES = ("0", "defer")
 
 # --hf-layers: the hf: families built this many layers deep (0: hf_zoo's)
 HF_LAYERS = 0
@@ -1114,7 +1114,7 @@ def plan_costs(name, runs):
             else:
                 os.environ.pop(v, None)
         if how.startswith("rules"):
-            os.environ.pop("NNSCAN_TAPE_NUMBERED", None)
+            os.environ["NNSCAN_TAPE_NUMBERED"] = "0"
         else:
             os.environ["NNSCAN_TAPE_NUMBERED"] = \
                 "defer" if how == "deferred" else "1"
@@ -1414,10 +1414,10 @@ def main():
     ap.add_argument("--floor", action="store_true",
                     help="the cumulative table down to the floor (--floor's "
                     "doc: floor())")
-    ap.add_argument("--numbered-as", default="1", choices=("1", "defer"),
+    ap.add_argument("--numbered-as", default="defer", choices=("1", "defer"),
                     help="the numbered tape --tape-per-op, --c-build and "
                     "--first compare with the rules: NNSCAN_TAPE_NUMBERED's "
-                    "value")
+                    "value (default: the default's, defer)")
     ap.add_argument("--tape-per-op", action="store_true",
                     help="recorder.record per op, rules against the numbered "
                     "tape (tape_per_op()'s doc)")

@@ -4,10 +4,11 @@ numbered tape as through the ops_map.py rules (issue 45, item 2: the
 byte identity of the reports before and after the move, on every call
 of the suites, not only on the zoos' models).
 
-Runs pytest with NNSCAN_TAPE_NUMBERED=1 (every API of the suite on the
-numbered tape) and nnscan.summary wrapped: each call is made first with
-=0 (into a string: what a test prints is the second call's), then with
-=1 as the test asked, PyTorch's random state put back in between (inputs
+Runs pytest with NNSCAN_TAPE_NUMBERED=defer (every API of the suite on
+the numbered tape, the library numbering: the default; `--as 1` the
+numbering planned per call) and nnscan.summary wrapped: each call is made
+first with =0 (into a string: what a test prints is the second call's),
+then with the tape's value as the test asked, PyTorch's random state put back in between (inputs
 made from shapes, shadows of random values); the two reports are
 compared as JSON v2, text, CSV and, with backward=True, the backward
 table's text. A call the test made on the rules' path
@@ -27,7 +28,7 @@ fail under it by construction: every summary is made twice.
         python/tests python/tests_hf -q'
 
 `--variable NAME` (first) compares another switch the same way, its
-calls made with NAME=0 then NAME=1: NNSCAN_REPLAY (replay.py: repeated
+calls made with NAME=0 then NAME=1 (or `--as`'s value): NNSCAN_REPLAY (replay.py: repeated
 fused calls replayed, against every call run), NNSCAN_MODULE_REPLAY
 (module_replay.py: repeated layers replayed).
 """
@@ -39,6 +40,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
 VARIABLE = ["NNSCAN_TAPE_NUMBERED"]  # the switch compared (--variable)
+ON = ["defer"]  # its value for the tape (--as; other variables: "1")
 DIFFERENT = []
 CALLS = [0]
 SKIPPED = [0]  # calls made once (see above)
@@ -96,11 +98,11 @@ def install():
     pack = graph._pack_parts
     # every API of the suite on the numbered tape; each summary also made
     # through the rules
-    var = VARIABLE[0]
-    os.environ[var] = "1"
+    var, on = VARIABLE[0], ON[0]
+    os.environ[var] = on
 
     def twice(*args, **kwargs):
-        if os.environ.get(var) != "1" or \
+        if os.environ.get(var) != on or \
                 graph._pack_parts is not pack:
             # the test chose the rules, or reads what is packed: its own
             # call only
@@ -119,7 +121,7 @@ def install():
             rules = None
         finally:
             torch.random.set_rng_state(state)
-            os.environ[var] = "1"
+            os.environ[var] = on
         on = summary(*args, **kwargs)
         CALLS[0] += 1
         test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
@@ -139,7 +141,9 @@ def main():
     import pytest
     args = sys.argv[1:]
     if args[:1] == ["--variable"]:
-        VARIABLE[0], args = args[1], args[2:]
+        VARIABLE[0], ON[0], args = args[1], "1", args[2:]
+    if args[:1] == ["--as"]:
+        ON[0], args = args[1], args[2:]
     install()
     status = pytest.main(args)
     print(f"\ntape_same: {CALLS[0]} summaries made both ways, "

@@ -43,22 +43,28 @@ def enabled():
     return os.environ.get("NNSCAN_TAPE", "1") != "0"
 
 
+def numbering():
+    """How calls of NUMBERED are named, NNSCAN_TAPE_NUMBERED's value:
+    "defer" (the default) the library numbers their values and nodes at
+    the build, no plan asked per call (docs/tape.md, "Numbers the library
+    gives"); "1" the library plans each distinct call as it is recorded
+    and Python names by the plan; "0" each call through its ops_map.py
+    rule, as before the move (kept to compare with: tools/tape_same.py).
+    Any other value is the default."""
+    value = os.environ.get("NNSCAN_TAPE_NUMBERED")
+    return value if value in ("0", "1") else "defer"
+
+
 def numbered():
     """Whether calls of NUMBERED go on the tape for the library to name
-    (NNSCAN_TAPE_NUMBERED=1). Off by default for now: every report is the
-    same either way (docs/tape.md), but the per-call work in Python and C
-    is still a few microseconds more than the rules' (bench/
-    recording_profile.md, "The numbered tape"), and recording must not get
-    slower."""
-    return os.environ.get("NNSCAN_TAPE_NUMBERED") in ("1", "defer")
+    (every numbering but "0", the rules')."""
+    return numbering() != "0"
 
 
 def deferred():
     """Whether the library numbers the numbered calls' values and nodes at
-    the build, no plan asked per call (NNSCAN_TAPE_NUMBERED=defer; docs/
-    tape.md, "Numbers the library gives"): a prototype, without the layer
-    and call replays, the fused spans' casts, masks or training."""
-    return os.environ.get("NNSCAN_TAPE_NUMBERED") == "defer"
+    the build (numbering() "defer", the default)."""
+    return numbering() == "defer"
 
 
 def form(func, base, rule):

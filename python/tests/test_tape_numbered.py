@@ -1,6 +1,6 @@
 """Calls the library lowers and names (tape.NUMBERED, docs/tape.md "Calls
-the library names"; NNSCAN_TAPE_NUMBERED=1, off by default until it is as
-fast as the rules): the recorder hands them over as aten records after
+the library names"; NNSCAN_TAPE_NUMBERED=1, the numbering planned per
+call; the default, =defer, is test_tape_deferred.py's): the recorder hands them over as aten records after
 a `names` record, and the library makes the nodes and names their rule
 would have made. Checked against what does not go through that path:
 every report byte for byte what the ops_map.py rules give
@@ -47,10 +47,13 @@ class Mixed(nn.Module):
 
 def _reports(monkeypatch, numbered=True, tape_on=True, model=Mixed):
     """(model, every report, the aten records packed); numbered: a bool,
-    or NNSCAN_TAPE_NUMBERED's value itself ("defer")."""
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered if
-                       isinstance(numbered, str) else
-                       "1" if numbered else "0")
+    NNSCAN_TAPE_NUMBERED's value itself ("defer"), or None: unset."""
+    if numbered is None:
+        monkeypatch.delenv("NNSCAN_TAPE_NUMBERED", raising=False)
+    else:
+        monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered if
+                           isinstance(numbered, str) else
+                           "1" if numbered else "0")
     monkeypatch.setenv("NNSCAN_TAPE", "1" if tape_on else "0")
     held = []
     orig = graph._pack_parts
