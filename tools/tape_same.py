@@ -8,8 +8,9 @@ Runs pytest with NNSCAN_TAPE_NUMBERED=defer (every API of the suite on
 the numbered tape, the library numbering: the default; `--as 1` the
 numbering planned per call) and nnscan.summary wrapped: each call is made
 first with =0 (into a string: what a test prints is the second call's),
-then with the tape's value as the test asked, PyTorch's random state put back in between (inputs
-made from shapes, shadows of random values); the two reports are
+then with the tape's value as the test asked, PyTorch's random state put
+back in between (inputs made from shapes, shadows of random values);
+the two reports are
 compared as JSON v2, text, CSV and, with backward=True, the backward
 table's text. A call the test made on the rules' path
 (NNSCAN_TAPE_NUMBERED=0), or with graph._pack_parts patched (the tape's
@@ -98,11 +99,11 @@ def install():
     pack = graph._pack_parts
     # every API of the suite on the numbered tape; each summary also made
     # through the rules
-    var, on = VARIABLE[0], ON[0]
-    os.environ[var] = on
+    var, value = VARIABLE[0], ON[0]
+    os.environ[var] = value
 
     def twice(*args, **kwargs):
-        if os.environ.get(var) != on or \
+        if os.environ.get(var) != value or \
                 graph._pack_parts is not pack:
             # the test chose the rules, or reads what is packed: its own
             # call only
@@ -121,7 +122,7 @@ def install():
             rules = None
         finally:
             torch.random.set_rng_state(state)
-            os.environ[var] = on
+            os.environ[var] = value
         on = summary(*args, **kwargs)
         CALLS[0] += 1
         test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]

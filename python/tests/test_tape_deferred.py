@@ -101,6 +101,36 @@ def test_the_default_is_the_library_numbering(monkeypatch, value):
     assert not any(len(c) > 2 for c in ruled[0].values())
 
 
+class Losses(nn.Module):
+    """Calls whose rules read an argument other than their first where
+    a node reads it: binary_cross_entropy_with_logits's pos_weight, a
+    constant from outside its rule reads after making the 1 of
+    Sub(pos_weight, 1) (the table entry's reads_at_nodes), against sub's
+    other, which its rule reads first; and a group norm, whose saved mean
+    and deviation its lowering leaves unwritten and the backward reads."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 1)
+        self.norm = nn.GroupNorm(2, 8)
+        self.pw = torch.full((8,), 2.0)  # no parameter, no buffer
+        self.c = torch.full((8,), 0.5)
+
+    def forward(self, x):                       # 1 x 3 x 8 x 8
+        o = self.norm(self.conv(x)).mean((2, 3))
+        loss = nn.functional.binary_cross_entropy_with_logits(
+            o, torch.sigmoid(o), pos_weight=self.pw)
+        return loss + torch.sub(o, self.c, alpha=2).sum()
+
+
+def test_arguments_read_at_their_nodes(monkeypatch):
+    assert _reports(monkeypatch, "defer", Losses) == \
+        _reports(monkeypatch, "0", Losses)
+    deferred, reports = _backward_reports(monkeypatch, "defer", Losses)
+    assert deferred == [True]
+    assert reports == _backward_reports(monkeypatch, "0", Losses)[1]
+
+
 def test_no_plan_is_asked(monkeypatch):
     asked = []
     monkeypatch.setattr(tape, "_plan", lambda *a: asked.append(a))

@@ -328,10 +328,20 @@ static const char *deferred_output(nns__front *f, const char *name,
   return name;
 }
 
+/* Whether the call's rule reads tensor `name` where its node reads it,
+ * after the constants made for that node (nns__aten_op.reads_at_nodes:
+ * any tensor argument but the first), not before its constants. */
+static bool read_at_node(const nns__front *f, const char *name) {
+  return f->reads_at_nodes &&
+         !(f->n_reads && f->reads[0] && !strcmp(name, f->reads[0]));
+}
+
 /* Under deferred numbering: a tensor the call is the first to read
  * ("\5" KIND NAME: a parameter NAME of kind t, f, b or n (none), or a
  * constant from outside, c), its initializer made where the call's nodes
- * first read it, as the recorder's rule makes it; a constant numbered
+ * first read it, as the recorder's rule makes it: among the node's first
+ * reads (fe_node_name lays those in the order the node reads them), but
+ * a constant from outside the rule reads at its node; a constant numbered
  * "constN" there. */
 static const char *deferred_fresh(nns__front *f, const char *name) {
   void *found;
@@ -358,9 +368,10 @@ static const char *deferred_fresh(nns__front *f, const char *name) {
     return NULL;
   w->meta = v->meta;
   w->weight = kind == 't' || kind == 'f' || kind == 'b';
-  if (f->n_node_reads < 64)
+  bool late = kind == 'c' && read_at_node(f, name);
+  if (!late && f->n_node_reads < 64)
     f->node_reads[f->n_node_reads++] = have;
-  f->node_fresh = true;
+  f->node_fresh = f->node_fresh || !late;
   nns__builder_inits_after(f->b, (int64_t)f->inits_after);
   nns_status st = nns_builder_add_initializer(
       f->b, have, v->meta.dtype, v->meta.rank, v->meta.dims, NULL, 0, f->err);
@@ -394,8 +405,9 @@ static bool outside_unread(nns__front *f, const char *name) {
 
 /* Under deferred numbering, a node's inputs before it reads them. The
  * rule reads a node's inputs in order, numbering a constant from outside
- * and making each constant of its own as it reads it; the library made
- * its constants first. Where the node reads a constant from outside
+ * and making each constant of its own as it reads it (but where its
+ * entry reads_at_nodes: read_at_node); the library made its constants
+ * first. Where the node reads a constant from outside
  * before one its call made since the last node (view's Reshape(c, shape)
  * of a plain attribute c), those numbers are dealt again in the order
  * the node reads them: the outside ones' set ahead, the made ones named
@@ -418,7 +430,8 @@ static bool fe_reading(void *fe, const char *const *ins, size_t n) {
         name = f->renamed_to[j];
         break;
       }
-    bool out = name && outside_unread(f, name), made = false;
+    bool out = name && outside_unread(f, name) && !read_at_node(f, name);
+    bool made = false;
     for (int j = 0; name && !out && j < f->n_since; j++)
       made = made || f->since[j] == name;
     for (int j = 0; (out || made) && j < m; j++)
@@ -974,6 +987,7 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
   f->call_prefix = name;
   f->call_path = path;
   const nns__aten_op *e = entry_of(f, op);
+  f->reads_at_nodes = e && e->reads_at_nodes;
   if (e && (any_tensor || e->form == NNS__AF_ALIAS)) {
     nns_model *m = nns__builder_model(f->b);
     bool interned = m && f->strings == &m->strings;

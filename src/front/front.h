@@ -55,6 +55,7 @@ typedef struct nns__front {
   nns__map numbered;       /* a fresh name of the call -> "vN" once written */
   uint64_t placeholders;   /* fresh names made under the numbering */
   const char *call_prefix; /* numbered node names: "PREFIX/OP_N" */
+  bool reads_at_nodes;     /* the call's entry's (nns__aten_op) */
   const char *outs[64];    /* the call's outputs, and the numbers they took */
   int n_outs;
   int64_t out_number[64];

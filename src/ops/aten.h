@@ -156,6 +156,13 @@ typedef struct nns__aten_op {
    * records such a call by its own rule, which makes such an output a
    * constant where a later op reads it, numbered there */
   uint8_t unwritten;
+  /* the recorder's rule reads a constant from outside that is not the
+   * call's first tensor argument where a node reads it, after the
+   * constants that node's inputs make (ops_map's loss rules, whose
+   * _step(b, "Sub", [pos_weight, b.scalar(1)]) makes the 1 first); any
+   * other rule reads its tensor arguments first: a recorder that leaves
+   * the numbering to the library numbers such constants so (front.c) */
+  bool reads_at_nodes;
 } nns__aten_op;
 
 /* A family's table: sorted by name, its entries unique over every

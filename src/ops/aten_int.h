@@ -102,6 +102,13 @@ nns_status nns__aten_create(nns__aten_call *c);
 #define RULE(name, onnx, fn) {name, NNS__AF_RULE, onnx, fn, 0}
 /* A rule that may leave output 1 unwritten (nns__aten_op.unwritten). */
 #define RULE_UNWRITTEN_1(name, onnx, fn) {name, NNS__AF_RULE, onnx, fn, 2}
+/* A rule that leaves outputs 1 and 2 unwritten (a norm's saved mean and
+ * inverse deviation, which its backward reads). */
+#define RULE_UNWRITTEN_1_2(name, onnx, fn) {name, NNS__AF_RULE, onnx, fn, 6}
+/* A rule whose recorder's rule reads its later tensor arguments at its
+ * nodes (nns__aten_op.reads_at_nodes). */
+#define RULE_READS_AT_NODES(name, onnx, fn)                                    \
+  {name, NNS__AF_RULE, onnx, fn, 0, true}
 
 /* The families other than aten.c's own. */
 extern const nns__aten_family nns__aten_math;  /* aten_math.c */

@@ -209,6 +209,58 @@ static void test_outside_read_before_made(void) {
   nns_model_free(m);
 }
 
+/* binary_cross_entropy_with_logits(x, x, None, P, reduction none) of a
+ * constant P from outside, not the call's first tensor argument. Its
+ * rule (ops_map.bce_with_logits) reads P where its node Sub(P, 1) reads
+ * it, after making the 1: Sigmoid v1, Log v2, the 1 of 1 - y c3, Sub v4,
+ * Mul v5, then the 1 of P - 1 c6 and P const7, Sub v8, Mul v9, the 1 of
+ * + 1 c10, Add v11, Mul v12, the last Sub the call's output v13; the
+ * initializers laid as made: c3, c6, const7, c10. Dealing P's number
+ * ahead of c6, as for view's K above, gave const6 and c7. */
+static void test_outside_read_at_its_node(void) {
+  wbuf a;
+  nns_error err;
+  w_start(&a);
+  w_u8(&a, NNS_PACKED_OPSET); /* numpy broadcasting, from opset 7 */
+  w_str(&a, "");
+  w_i64(&a, 17);
+  w_deferred(&a);
+  w_names_inits(&a, 0, 0, 0);
+  w_aten_head(&a, "binary_cross_entropy_with_logits", "blk", 5);
+  w_arg(&a, "self", NNS_ATEN_ARG_TENSOR);
+  w_tensor(&a, "x");
+  w_arg(&a, "target", NNS_ATEN_ARG_TENSOR);
+  w_tensor(&a, "x");
+  w_arg(&a, "weight", NNS_ATEN_ARG_NONE);
+  w_arg(&a, "pos_weight", NNS_ATEN_ARG_TENSOR);
+  w_tensor(&a, "\5" "cP");
+  w_arg(&a, "reduction", NNS_ATEN_ARG_INT);
+  w_i64(&a, 0);
+  w_u32(&a, UINT32_MAX); /* no symbol */
+  w_u32(&a, 1);
+  w_tensor(&a, "\3" "0.0");
+  w_output(&a, "\3" "0.0");
+  nns_model *m = NULL;
+  CHECK_EQ(build(&a, &m, &err), NNS_OK);
+  CHECK_EQ(nns_model_node_count(m), 9);
+  if (m) {
+    CHECK_STR(value_name(m, 2, 0, true), "c3");
+    CHECK_STR(value_name(m, 4, 0, true), "const7");
+    CHECK_STR(value_name(m, 4, 1, true), "c6");
+    CHECK_STR(value_name(m, 4, 0, false), "v8");
+    CHECK_STR(value_name(m, 6, 1, true), "c10");
+    CHECK_STR(value_name(m, 8, 0, false), "v13");
+    static const char *const laid[] = {"x", "c3", "c6", "const7", "c10"};
+    for (size_t i = 0; i < 5; i++) {
+      nns_value_info v = {.size = sizeof v};
+      CHECK_EQ(nns_model_value(m, i, &v), NNS_OK);
+      CHECK_STR(v.name, laid[i]);
+    }
+    CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
+  }
+  nns_model_free(m);
+}
+
 /* The builder's renaming of initializers that fe_reading uses: two
  * names swapped at once, kinds with them; refused for a name that is no
  * initializer, one another value holds, or too many at once. */
@@ -352,6 +404,7 @@ int main(void) {
   RUN(test_numbers_shift);
   RUN(test_first_reads);
   RUN(test_outside_read_before_made);
+  RUN(test_outside_read_at_its_node);
   RUN(test_inits_renamed);
   RUN(test_refused);
   RUN(test_truncations);
