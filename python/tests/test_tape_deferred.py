@@ -131,6 +131,28 @@ def test_arguments_read_at_their_nodes(monkeypatch):
     assert reports == _backward_reports(monkeypatch, "0", Losses)[1]
 
 
+class ReadTwice(nn.Module):
+    """A constant from outside read twice by one numbered call (two
+    arguments, or twice in a list): one constant, as the rule names it
+    once (the recorder named each read anew, the library numbered two)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 8)
+        self.c = torch.full((8,), 0.5)  # no parameter, no buffer
+
+    def forward(self, x):                       # 1 x 3 x 8 x 8
+        h = self.lin(x)
+        h = nn.functional.layer_norm(h, (8,), self.c, self.c)
+        return torch.where(h > 0, self.c, self.c) + \
+            torch.cat([self.c, self.c]).sum()
+
+
+def test_a_constant_read_twice_by_one_call(monkeypatch):
+    assert _reports(monkeypatch, "defer", ReadTwice) == \
+        _reports(monkeypatch, "0", ReadTwice)
+
+
 def test_no_plan_is_asked(monkeypatch):
     asked = []
     monkeypatch.setattr(tape, "_plan", lambda *a: asked.append(a))
