@@ -153,6 +153,30 @@ def test_a_constant_read_twice_by_one_call(monkeypatch):
         _reports(monkeypatch, "0", ReadTwice)
 
 
+class OutsideSliced(nn.Module):
+    """Constants from outside read first by calls whose one node reads
+    several constants the lowering made before it (a slice's starts,
+    ends, axes and steps; flip's), and by a call the table declines
+    (roll with no dims): the first summaries failed with a Slice of
+    shuffled constants, or a first read left unnamed."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 8)
+        self.w = torch.full((8, 8), 0.125)  # no parameter, no buffer
+        self.c = torch.full((8,), 0.5)
+
+    def forward(self, x):                       # 1 x 3 x 8 x 8
+        h = self.lin(x) + self.w[:, 1] + self.c[2:6].repeat(2)
+        h = h + torch.flip(self.w, [1]).sum(0)
+        return h + torch.roll(self.c, 1)
+
+
+def test_outside_constants_sliced_and_rolled(monkeypatch):
+    assert _reports(monkeypatch, "defer", OutsideSliced) == \
+        _reports(monkeypatch, "0", OutsideSliced)
+
+
 def test_no_plan_is_asked(monkeypatch):
     asked = []
     monkeypatch.setattr(tape, "_plan", lambda *a: asked.append(a))

@@ -477,12 +477,19 @@ static bool fe_reading(void *fe, const char *const *ins, size_t n) {
   f->number += (uint64_t)n_out;
   if (r && nns__builder_rename_inits(f->b, from, to, r, f->err) != NNS_OK)
     return false;
-  for (int i = 0; i < r; i++) {
-    for (int j = 0; j < f->n_since; j++)
-      if (f->since[j] == from[i])
+  /* all at once, as the builder renames them: a name one renaming gives
+   * may be one another gives up (c1 -> c2, c2 -> c3: a Slice's four
+   * constants) */
+  for (int j = 0; j < f->n_since; j++)
+    for (int i = 0; i < r; i++)
+      if (f->since[j] == from[i]) {
         f->since[j] = to[i];
+        break;
+      }
+  int before = f->n_renamed; /* the renamings of the call's earlier nodes */
+  for (int i = 0; i < r; i++) {
     /* (the lowering's later nodes read them by the names it made) */
-    for (int j = 0; j < f->n_renamed; j++)
+    for (int j = 0; j < before; j++)
       if (f->renamed_to[j] == from[i]) {
         from[i] = f->renamed_from[j];
         break;
@@ -874,6 +881,32 @@ static nns_status settle_args(nns__front *f, const char *op,
 
 /* ==== One call ==== */
 
+/* Under deferred numbering, the tensors a call nothing lowers reads
+ * first (roll(c, 1) of a constant c from outside, which the table
+ * declines), named before its outputs, as the recorder's rule names them
+ * (ops_map's unmapped: b.inp of each, then the outputs). */
+static nns_status name_first_reads(nns__front *f, const nns__aten_arg *args,
+                                   int n_args) {
+  for (int k = 0; k < n_args; k++) {
+    int n = args[k].kind == NNS__AA_TENSOR    ? 1
+            : args[k].kind == NNS__AA_TENSORS ? args[k].n
+                                              : 0;
+    for (int j = 0; j < n; j++) {
+      const char *t = n == 1 && args[k].kind == NNS__AA_TENSOR
+                          ? args[k].tensor
+                          : args[k].tensors[j];
+      if (t && t[0] == '\5' && !deferred_fresh(f, t)) {
+        nns__builder_inits_after(f->b, -1);
+        return f->err && f->err->code
+                   ? f->err->code
+                   : nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+      }
+    }
+  }
+  nns__builder_inits_after(f->b, -1);
+  return NNS_OK;
+}
+
 /* A call nothing lowers: a node of domain pytorch.aten over its tensor
  * arguments, its outputs' sizes declared (uncounted in the report). */
 static nns_status unlowered(nns__front *f, const char *op, const char *name,
@@ -889,6 +922,9 @@ static nns_status unlowered(nns__front *f, const char *op, const char *name,
       if (args[k].tensors[j] && n_in < 256)
         ins[n_in++] = args[k].tensors[j];
   }
+  for (size_t k = 0; f->deferred && k < n_in; k++)
+    if (ins[k] && ins[k][0] == '\5' && !(ins[k] = deferred_fresh(f, ins[k])))
+      return nns__front_fail(f, NNS_E_NOMEM, "out of memory"); /* (named) */
   const char *real[64] = {NULL};
   int n_real = 0;
   for (int k = 0; k < n_outs && n_real < 64; k++)
@@ -1028,6 +1064,8 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
     return st;
   if (numbering && !(name = fe_node_name(f, op, "pytorch.aten")))
     return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+  if (f->deferred && (st = name_first_reads(f, args, n_args)))
+    return st;
   const char *named[64];
   if (numbering && f->deferred) { /* its outputs numbered as written */
     for (int k = 0; k < n_outs && k < 64; k++) {

@@ -261,6 +261,80 @@ static void test_outside_read_at_its_node(void) {
   nns_model_free(m);
 }
 
+/* slice(K, 0, 0, 1, 1) of a constant K from outside: its Slice reads K,
+ * then the four constants the lowering made first (starts, ends, axes,
+ * steps); the rule reads K first (const1), then makes them (c2 to c5),
+ * so all four are named again, each keeping its own contents: starts 0,
+ * ends 1, axes 0, steps 1, the output [1, 3]. */
+static void test_outside_sliced(void) {
+  wbuf a;
+  nns_error err;
+  w_start(&a);
+  w_u8(&a, NNS_PACKED_OPSET);
+  w_str(&a, "");
+  w_i64(&a, 17);
+  w_deferred(&a);
+  w_names_inits(&a, 0, 0, 0);
+  w_aten_head(&a, "slice", "blk", 5);
+  w_arg(&a, "self", NNS_ATEN_ARG_TENSOR);
+  w_tensor(&a, "\5" "cK");
+  static const char *const ints[] = {"dim", "start", "end", "step"};
+  static const int64_t vals[] = {0, 0, 1, 1};
+  for (int k = 0; k < 4; k++) {
+    w_arg(&a, ints[k], NNS_ATEN_ARG_INT);
+    w_i64(&a, vals[k]);
+    w_u32(&a, UINT32_MAX); /* no symbol */
+  }
+  w_u32(&a, 1);
+  w_str(&a, "\3" "0.0");
+  w_i32(&a, NNS_DT_FLOAT);
+  w_i32(&a, 2);
+  w_i64(&a, 1);
+  w_i64(&a, 3);
+  w_output(&a, "\3" "0.0");
+  nns_model *m = NULL;
+  CHECK_EQ(build(&a, &m, &err), NNS_OK);
+  CHECK_EQ(nns_model_node_count(m), 1);
+  if (m) {
+    static const char *const read[] = {"const1", "c2", "c3", "c4", "c5"};
+    for (size_t k = 0; k < 5; k++)
+      CHECK_STR(value_name(m, 0, k, true), read[k]);
+    CHECK_STR(value_name(m, 0, 0, false), "v6");
+    CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
+    nns_value_info v = {.size = sizeof v};
+    CHECK_EQ(nns_model_value(m, 6, &v), NNS_OK);
+    CHECK_STR(v.name, "v6");
+    CHECK_EQ(v.rank, 2);
+    nns_dim d0 = {.size = sizeof d0}, d1 = {.size = sizeof d1};
+    CHECK_EQ(nns_model_value_dim(m, 6, 0, &d0), NNS_OK);
+    CHECK_EQ(nns_model_value_dim(m, 6, 1, &d1), NNS_OK);
+    CHECK_EQ(d0.value * 10 + d1.value, 13);
+  }
+  nns_model_free(m);
+}
+
+/* frobnicate(K), an op the table does not know, of a constant K from
+ * outside: a pytorch.aten node reading K, which the recorder's rule
+ * (ops_map's unmapped) names first, const1, then its output, v2. */
+static void test_outside_read_unlowered(void) {
+  wbuf a;
+  nns_error err;
+  w_start(&a);
+  w_deferred(&a);
+  w_names_inits(&a, 0, 0, 0);
+  w_aten(&a, "frobnicate", "blk", "\5" "cK", NULL, -1, "\3" "0.0");
+  w_output(&a, "\3" "0.0");
+  nns_model *m = NULL;
+  CHECK_EQ(build(&a, &m, &err), NNS_OK);
+  CHECK_EQ(nns_model_node_count(m), 1);
+  if (m) {
+    CHECK_STR(node_name(m, 0), "blk/frobnicate_0");
+    CHECK_STR(value_name(m, 0, 0, true), "const1");
+    CHECK_STR(value_name(m, 0, 0, false), "v2");
+  }
+  nns_model_free(m);
+}
+
 /* The builder's renaming of initializers that fe_reading uses: two
  * names swapped at once, kinds with them; refused for a name that is no
  * initializer, one another value holds, or too many at once. */
@@ -405,6 +479,8 @@ int main(void) {
   RUN(test_first_reads);
   RUN(test_outside_read_before_made);
   RUN(test_outside_read_at_its_node);
+  RUN(test_outside_sliced);
+  RUN(test_outside_read_unlowered);
   RUN(test_inits_renamed);
   RUN(test_refused);
   RUN(test_truncations);
