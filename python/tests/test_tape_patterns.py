@@ -201,6 +201,23 @@ PATTERNS = {
     "cumsum": lambda self, x, h: torch.cumsum(self.c, 0) + h,
     "norm": lambda self, x, h: torch.norm(self.c - h, p=2),
     "std": lambda self, x, h: torch.std(self.c * h, 0),
+    # parameters and buffers read so
+    "wtw": lambda self, x, h: self.lin.weight @ self.lin.weight.t() + h,
+    "wcat": lambda self, x, h:
+        torch.cat([self.lin.weight, self.lin.weight]).sum() + h,
+    "wslice": lambda self, x, h: h + self.lin.weight[:, 1],
+    "wroll": lambda self, x, h: h + torch.roll(self.lin.weight, 1),
+    "bias2": lambda self, x, h:
+        torch.addcmul(h, self.lin.bias, self.lin.bias),
+    "wt_mm": lambda self, x, h: torch.mm(h, self.lin.weight.t()),
+    "wt_twice": lambda self, x, h:
+        F.linear(F.linear(h, self.lin.weight), self.lin.weight),
+    "buf": lambda self, x, h: h + self.bn.running_mean[:4].repeat(2),
+    "bufw": lambda self, x, h:
+        F.batch_norm(h, self.bn.running_mean, self.bn.running_var,
+                     self.bn.weight, self.bn.bias, training=True),
+    "gnw": lambda self, x, h:
+        F.group_norm(h.unsqueeze(-1), 2, self.gn.weight[::1], self.c),
 }
 
 
