@@ -5,10 +5,12 @@ nns_builder_add_packed (a CNN block, an MLP with a shared weight, an
 attention block, a gated MLP whose SiLU and max are kernels: packed record
 25; a tied head with an unused parameter and a buffer: every seed carries
 records 26-28, each module's calls, boundary shapes and tensors, and
-records 31, the sizes PyTorch gave each value); four with the
-numbering left to the library (deferred_*: record 32), one of them
-reading plain attributes first after its calls made their shapes, one a
-stack of alike blocks whose later blocks are replay records (33).
+records 31, the sizes PyTorch gave each value), through the rules
+(NNSCAN_TAPE_NUMBERED=0); four with the numbering left to the library
+(deferred_*: record 32, the default), one of them reading plain
+attributes first after its calls made their shapes, sliced, twice in
+one call and by a declined call, one a stack of alike blocks whose later
+blocks are replay records (33).
 
     NNSCAN_LIBRARY=build/libnnscan.so /usr/bin/python3 tests/fuzz/seeds/fuzz_packed/make_seeds.py
 """
@@ -78,16 +80,21 @@ class Block(GatedMLP):
 class Outside(nn.Module):
     """Plain attributes (constants from outside) read first by calls whose
     lowering makes its shape first: numbered again where the node reads
-    them under deferred numbering (front.c, fe_reading)."""
+    them under deferred numbering (front.c, fe_reading); sliced (a node
+    reading four constants the lowering made first), read twice by one
+    call, and rolled by a call the table declines."""
 
     def __init__(self):
         super().__init__()
         self.lin = nn.Linear(8, 8)
         self.c = torch.full((8,), 0.5)
         self.d = torch.full((1, 8), 2.0)
+        self.w = torch.full((8, 8), 0.125)
 
     def forward(self, x):
-        return self.lin(x) + self.c.view(1, 8) * self.d.expand(2, 8)
+        h = self.lin(x) + self.c.view(1, 8) * self.d.expand(2, 8)
+        return h + self.w[:, 1] + torch.cat([self.c, self.c])[4:12] + \
+            torch.roll(self.c, 1)
 
 
 def models():
@@ -106,6 +113,7 @@ def models():
 
 
 def main():
+    os.environ["NNSCAN_TAPE_NUMBERED"] = "0"  # the rules (not the default)
     for name, m, x in models():
         if name in ("outside", "stack"):
             continue  # the rules read it in order already
