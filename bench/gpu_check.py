@@ -382,7 +382,8 @@ def inspect_section():
 # ---- the numbered tape on CUDA models ----
 
 def _report(model, args, kwargs, numbered, **kw):
-    os.environ["NNSCAN_TAPE_NUMBERED"] = "1" if numbered else "0"
+    # the tape's numbering (the default, the library's) or the rules'
+    os.environ["NNSCAN_TAPE_NUMBERED"] = "defer" if numbered else "0"
     try:
         s = nnscan.summary(model, inputs=kwargs or args, file=False, **kw)
         return s.to_json(version=2)
