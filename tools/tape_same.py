@@ -5,8 +5,8 @@ byte identity of the reports before and after the move, on every call
 of the suites, not only on the zoos' models).
 
 Runs pytest with NNSCAN_TAPE_NUMBERED=defer (every API of the suite on
-the numbered tape, the library numbering: the default; `--as 1` the
-numbering planned per call) and nnscan.summary wrapped: each call is made
+the numbered tape, the library numbering; `--as 1` the numbering
+planned per call) and nnscan.summary wrapped: each call is made
 first with =0 (into a string: what a test prints is the second call's),
 then with the tape's value as the test asked, PyTorch's random state put
 back in between (inputs made from shapes, shadows of random values);

@@ -1,5 +1,5 @@
-"""The numbering left to the library (NNSCAN_TAPE_NUMBERED=defer, the
-default; docs/tape.md, "Numbers the library gives"): the recorder asks no plan per
+"""The numbering left to the library (NNSCAN_TAPE_NUMBERED=defer; docs/
+tape.md, "Numbers the library gives"): the recorder asks no plan per
 call, counts only what it makes, and the library shifts its numbers by
 what each numbered call took at the build. Checked against the path that
 asks nothing of the library's numbering at all, the ops_map.py rules
@@ -86,19 +86,21 @@ def test_an_outside_constant_read_after_made_ones(monkeypatch):
 
 
 @pytest.mark.parametrize("value", [None, "", "yes"])
-def test_the_default_is_the_library_numbering(monkeypatch, value):
-    """NNSCAN_TAPE_NUMBERED unset, or set to anything but 0 (the rules)
-    and 1 (a plan per call): the numbered calls go on the tape and no plan
-    is asked, as with =defer; every report the rules'."""
+def test_the_default_is_the_rules(monkeypatch, value):
+    """NNSCAN_TAPE_NUMBERED unset, or set to anything but defer and 1: no
+    numbered call on the tape and no plan asked, as with =0; with =defer
+    the numbered calls go on the tape, still no plan asked, and every
+    report is the same."""
     asked = []
     monkeypatch.setattr(tape, "_plan", lambda *a: asked.append(a))
     _, reports, held = tn._reports(monkeypatch, numbered=value,
                                    model=tn.Mixed)
+    assert not any(len(c) > 2 for c in held[0].values())
+    _, deferred, numbered = tn._reports(monkeypatch, numbered="defer",
+                                        model=tn.Mixed)
+    assert any(len(c) > 2 for c in numbered[0].values())
     assert asked == []
-    assert any(len(c) > 2 for c in held[0].values())
-    assert reports == _reports(monkeypatch, "0", tn.Mixed)
-    _, _, ruled = tn._reports(monkeypatch, numbered="0", model=tn.Mixed)
-    assert not any(len(c) > 2 for c in ruled[0].values())
+    assert reports == deferred
 
 
 class Losses(nn.Module):

@@ -1,6 +1,6 @@
 """Calls the library lowers and names (tape.NUMBERED, docs/tape.md "Calls
 the library names"; NNSCAN_TAPE_NUMBERED=1, the numbering planned per
-call; the default, =defer, is test_tape_deferred.py's): the recorder hands them over as aten records after
+call; =defer is test_tape_deferred.py's): the recorder hands them over as aten records after
 a `names` record, and the library makes the nodes and names their rule
 would have made. Checked against what does not go through that path:
 every report byte for byte what the ops_map.py rules give

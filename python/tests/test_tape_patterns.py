@@ -1,14 +1,14 @@
-"""The library's numbering (NNSCAN_TAPE_NUMBERED=defer, the default)
-against the ops_map.py rules (=0) on small functional patterns: every
+"""The library's numbering (NNSCAN_TAPE_NUMBERED=defer) against the
+ops_map.py rules (=0, the default) on small functional patterns: every
 report of summary() and of summary(backward=True) byte for byte. Each
 pattern reads constants from outside (plain tensor attributes, no
 parameter and no buffer) or parameters where a numbered call's rule and
 the library's lowering could number them differently: as any argument
 of a call, twice in one call, sliced (a node reading several constants
 the lowering made before it), in losses with weights, norms whose saved
-statistics a backward reads, and calls the table declines. When the
-numbering became the default (session 97), 28 of them failed or
-differed at the session's start: bce and bcem (pos_weight read at its
+statistics a backward reads, and calls the table declines. Written
+when the numbering was to become the default (session 97): 28 of them
+failed or differed at that session's start: bce and bcem (pos_weight read at its
 node), the group norms with a backward (their saved statistics), the
 constants read twice by one call (the *cc patterns, addmm2, mm_outside,
 bn*), the slices of constants from outside (slice*, flip, pad, conv1d,
