@@ -382,7 +382,7 @@ def inspect_section():
 # ---- the numbered tape on CUDA models ----
 
 def _report(model, args, kwargs, numbered, **kw):
-    # the tape's numbering (the default, the library's) or the rules'
+    # the library's numbering (=defer) or the rules' (the default)
     os.environ["NNSCAN_TAPE_NUMBERED"] = "defer" if numbered else "0"
     try:
         s = nnscan.summary(model, inputs=kwargs or args, file=False, **kw)
