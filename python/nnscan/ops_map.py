@@ -1519,17 +1519,20 @@ def index_copy(b, args, kw, out):
         args[2], args[3]
     r = _ndim(x)
     perm = [dim] + [d for d in range(r) if d != dim]
-    data, upd = b.inp(x), b.inp(src)
+    # each tensor named where a node first reads it, as the library's
+    # lowering reads it: source at its Transpose, or at the ScatterND
+    data = b.inp(x)
     if dim:
         xt = b.fresh(x.dtype, [int(x.shape[d]) for d in perm])
         b.node("Transpose", [data], [xt], {"perm": perm})
+        upd = b.inp(src)
         st = b.fresh(src.dtype, [int(src.shape[d]) for d in perm])
         b.node("Transpose", [upd], [st], {"perm": perm})
         data, upd = b.name(xt), b.name(st)
     u = b.fresh(torch.int64, [int(ix.numel()), 1])
     b.node("Unsqueeze", [_int64(b, ix, [int(ix.numel())]), b.const([-1])], [u])
     if not dim:
-        b.node("ScatterND", [data, b.name(u), upd], [out])
+        b.node("ScatterND", [data, b.name(u), b.inp(src)], [out])
         return
     y = b.fresh(x.dtype, [int(x.shape[d]) for d in perm])
     b.node("ScatterND", [data, b.name(u), upd], [y])
@@ -1656,13 +1659,15 @@ def scatter(reduction=None):
             if red is None:  # mean has no ONNX reduction
                 b.unmapped("scatter_reduce", args, out)
                 return
-        if b.is_tensor(src):
-            upd = b.inp(src)
-        else:
+        upd = None
+        if not b.is_tensor(src):
             e = b.fresh(x.dtype, list(ix.shape))
             b.node("Expand", [b.scalar(src, x), b.const(list(ix.shape))], [e])
             upd = b.name(e)
-        b.node("ScatterElements", [b.inp(x), b.inp(ix), upd], [out],
+        # the tensors named in the order the node reads them, as the
+        # library's lowering reads them (src after index)
+        ins = [b.inp(x), b.inp(ix), upd or b.inp(src)]
+        b.node("ScatterElements", ins, [out],
                dict({"axis": dim}, **({"reduction": red} if red else {})))
     return rule
 
