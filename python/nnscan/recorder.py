@@ -37,6 +37,7 @@ import functools
 import gc
 import inspect
 import itertools
+import os
 import re
 import threading
 import types
@@ -1633,6 +1634,8 @@ def meta_caused(exc):
         elif not op and isinstance(exc, RuntimeError) \
                 and not _raised_by_python(exc):
             return True
+        elif isinstance(exc, TypeError) and _in_meta_kernel(exc):
+            return True
         exc = exc.__cause__ or exc.__context__
     return False
 
@@ -1648,6 +1651,25 @@ def _through_dispatch(exc):
             return True
         tb = tb.tb_next
     return False
+
+
+def _in_meta_kernel(exc):
+    """Whether exc was raised inside one of PyTorch's meta kernels or
+    decompositions written in Python: a TypeError there is that kernel's
+    fault, not the forward's (1.13's cdist meta kernel compares a
+    None with an int), and the model's own device runs the op. Shape
+    checks there raise RuntimeError or ValueError, as on any device."""
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    path = tb.tb_frame.f_code.co_filename.replace(os.sep, "/")
+    return any(p in path for p in _META_KERNEL_FILES)
+
+
+_META_KERNEL_FILES = ("/torch/_meta_registrations.py", "/torch/_decomp/",
+                      "/torch/_refs/")
 
 
 def _raised_by_python(exc):

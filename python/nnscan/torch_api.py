@@ -343,7 +343,23 @@ def analyze_training(module, args, kwargs, max_depth=None,
         handle = built(rec)
         s = TorchSummary(handle.analyze(optimizer), rec, "record", name=name,
                          max_depth=max_depth, columns=columns, wrap=wrap)
-        bg, bb = backward.record_backward(rec)
+        try:
+            bg, bb = backward.record_backward(rec)
+        except Exception as e:  # noqa: BLE001 - raised unless meta's fault
+            if not _backward_on_device(e, module, rec, device):
+                raise
+            why = (str(e).splitlines() or [""])[0]
+            warnings.warn(f"nnscan: the backward cannot run on meta tensors "
+                          f"({type(e).__name__}: {why}); recording the "
+                          "forward and the backward once on the model's own "
+                          "device", stacklevel=3)
+            rec = recorder.record_model(module, args, kwargs or {},
+                                        device="model", keep_graph=True)
+            handle = built(rec)
+            s = TorchSummary(handle.analyze(optimizer), rec, "record",
+                             name=name, max_depth=max_depth, columns=columns,
+                             wrap=wrap)
+            bg, bb = backward.record_backward(rec)
         bh = bg.build()
         bh.infer(fallback_declared=True)
         s.backward = Summary(bh.analyze(optimizer, forward=s.analysis),
@@ -358,6 +374,18 @@ def analyze_training(module, args, kwargs, max_depth=None,
         s.json = None
         del rec, handle, bg, bb, bh  # freed while the collector waits
         return s
+
+
+def _backward_on_device(exc, module, rec, device):
+    """Whether a backward that raised `exc` on the meta copy is recorded
+    again on the model's own device, as a forward is (recorder.py's
+    fallback): an op whose backward has no meta kernel (PyTorch 2's
+    multi_margin_loss_backward) under device="auto", the model itself not
+    on meta."""
+    from . import recorder
+    return device == "auto" and rec.device == "meta" and \
+        recorder.meta_caused(exc) and \
+        not recorder.on_meta(module, recorder.walk_once(module))
 
 
 def export_onnx(module, args, kwargs):

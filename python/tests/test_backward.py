@@ -93,3 +93,32 @@ def test_adaptive_average_pool_backward_by_hand(size):
     assert pool["macs"] == 0
     assert pool["output"]["shape"] == [1, 4, 7, 8]
     assert s.backward.json["uncounted_ops"] == []
+
+
+class MarginHead(nn.Module):
+    """A Linear scored by multi_margin_loss: PyTorch 2 has a meta kernel
+    for its forward, none for its backward; 1.13 none for either."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 4)
+        self.register_buffer("target", torch.tensor([0, 3, 1]))
+
+    def forward(self, x):
+        return nn.functional.multi_margin_loss(self.fc(x), self.target)
+
+
+def test_a_backward_with_no_meta_kernel_is_recorded_on_the_device():
+    # the backward raised where the forward ran on meta: now recorded
+    # again, forward and backward, on the model's own device, told in a
+    # warning; the Linear's grad_weight is its forward's MACs (no
+    # grad_input: the model's input needs none)
+    m = MarginHead()
+    with pytest.warns(UserWarning, match="cannot run on meta tensors"):
+        s = nnscan.summary(m, inputs=(torch.randn(3, 6),), backward=True,
+                           file=False)
+    assert s.backward.layer("fc")["macs"] == 3 * 6 * 4
+    assert all(not p.is_meta for p in m.parameters())
+    on_device = nnscan.summary(m, inputs=(torch.randn(3, 6),),
+                               backward=True, device="model", file=False)
+    assert s.backward.to_json() == on_device.backward.to_json()

@@ -156,6 +156,23 @@ def test_meta_caused_errors_are_told_apart():
         assert recorder.meta_caused(outer)
 
 
+def test_a_type_error_in_a_meta_kernel_is_meta_caused():
+    # PyTorch 1.13's cdist meta kernel compares None with an int: a
+    # TypeError raised in torch/_meta_registrations.py, which the model's
+    # own device does not raise; the same TypeError in the user's code is
+    # the forward's own
+    kernel, user = {}, {}
+    exec(compile("def f():\n    return None >= 1\n",
+                 "/usr/lib/python3/dist-packages/torch/_meta_registrations.py",
+                 "exec"), kernel)
+    exec(compile("def f():\n    return None >= 1\n", "/home/u/model.py",
+                 "exec"), user)
+    for ns, caused in ((kernel, True), (user, False)):
+        with pytest.raises(TypeError) as e:
+            ns["f"]()
+        assert recorder.meta_caused(e.value) is caused
+
+
 class Extension(nn.Module):
     """Like a compiled extension's kernel that takes real tensors only: a
     RuntimeError raised inside C code (here, releasing an unlocked lock)
