@@ -1194,24 +1194,43 @@ def reduce_attr(op):
     return rule
 
 
-def vector_norm(b, args, kw, out):
-    """norm(x, p, dim, keepdim) / linalg_vector_norm(x, ord, dim, keepdim):
-    ReduceL2 / ReduceL1 (what F.normalize exports as); other orders have
-    no entry."""
-    x = args[0]
-    p = _arg(args, kw, 1, "p", 2)
-    p = 2 if p is None else float(p)
-    dims = _arg(args, kw, 2, "dim", None)
-    keep = bool(_arg(args, kw, 3, "keepdim", False))
-    if p not in (1.0, 2.0):
-        b.unmapped("norm", args, out)
-        return
-    r = _ndim(x)
-    if isinstance(dims, int):
-        dims = [dims]
-    axes = sorted(int(d) % r for d in dims) if dims else list(range(r))
-    b.node("ReduceL2" if p == 2.0 else "ReduceL1", [b.inp(x)], [out],
-           {"axes": axes, "keepdims": int(keep)})
+def vector_norm(name):
+    """norm(x, p, dim, keepdim) / linalg_vector_norm(x, ord, dim, keepdim)
+    as torch.onnx exports them: ReduceL2 / ReduceL1 for the orders 2 and
+    1, ReduceMax / ReduceMin of Abs for +-inf, and any other order p as
+    (sum |x|^p)^(1/p) (Abs, Pow, ReduceSum, Pow). Order 0 (a count of the
+    nonzero elements) has no entry."""
+    def rule(b, args, kw, out):
+        x = args[0]
+        p = _arg(args, kw, 1, "p", 2)
+        p = 2 if p is None else float(p)
+        dims = _arg(args, kw, 2, "dim", None)
+        keep = bool(_arg(args, kw, 3, "keepdim", False))
+        if p == 0 or p != p:
+            b.unmapped(name, args, out)
+            return
+        r = _ndim(x)
+        if isinstance(dims, int):
+            dims = [dims]
+        axes = sorted(int(d) % r for d in dims) if dims else list(range(r))
+        reduced = {"axes": axes, "keepdims": int(keep)}
+        if p in (1.0, 2.0):
+            b.node("ReduceL2" if p == 2.0 else "ReduceL1", [b.inp(x)], [out],
+                   reduced)
+            return
+        a = b.fresh_like(x)
+        b.node("Abs", [b.inp(x)], [a])
+        if math.isinf(p):
+            b.node("ReduceMax" if p > 0 else "ReduceMin", [b.name(a)], [out],
+                   reduced)
+            return
+        powered = b.fresh_like(x)
+        b.node("Pow", [b.name(a), b.scalar(p, x)], [powered])
+        total = b.fresh(x.dtype, list(out.shape))
+        b.node("ReduceSum", [b.name(powered), b.const(axes)], [total],
+               {"keepdims": int(keep)})
+        b.node("Pow", [b.name(total), b.scalar(1.0 / p, x)], [out])
+    return rule
 
 
 # ---- layout ----
@@ -2684,7 +2703,8 @@ OPS = {
     "std_mean": variance(root=True, with_mean=True),
     "amax": reduce_attr("ReduceMax"), "amin": reduce_attr("ReduceMin"),
     "prod": reduce_attr("ReduceProd"),
-    "norm": vector_norm, "linalg_vector_norm": vector_norm,
+    "norm": vector_norm("norm"),
+    "linalg_vector_norm": vector_norm("linalg_vector_norm"),
     # activations and element-wise math (the one-node ones: below, from the
     # library's table)
     "hardsigmoid": unary("HardSigmoid", alpha=1.0 / 6, beta=0.5),

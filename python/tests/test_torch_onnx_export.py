@@ -74,7 +74,24 @@ class Attn(nn.Module):
         return x + self.down(torch.nn.functional.gelu(self.up(self.ln2(x))))
 
 
+class Norms(nn.Module):
+    """Vector norms of orders with no ONNX reduction of their own (3, inf,
+    -inf, 0.5): Abs then Pow, ReduceSum, Pow, or ReduceMax / ReduceMin."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+
+    def forward(self, x):
+        h = self.fc(x)
+        return (torch.linalg.vector_norm(h, 3, dim=1) +
+                torch.linalg.vector_norm(h, float("inf"), dim=1) +
+                torch.linalg.vector_norm(h, -float("inf"), dim=1) +
+                torch.linalg.vector_norm(h, 0.5, dim=1))
+
+
 CASES = {
+    "norms": (Norms, (4, 16)),
     "mlp": (Mlp, (4, 32)),
     "cnn": (Cnn, (2, 3, 16, 16)),
     "attn": (Attn, (2, 8, 32)),
@@ -106,6 +123,12 @@ def test_export_counts_as_summary(name, opset):
     assert onnx_s.totals["params"] == numel == live.totals["params"]
     assert onnx_s.totals["macs"] == live.totals["macs"]
     flops = onnx_s.totals["flops"]
+    if name == "norms":
+        # the exported graph divides 1 by the order for the outer Pow (a
+        # Div of one element per order 3 and 0.5), where nnscan writes
+        # 1/p as the constant PyTorch's own formula has
+        assert op_flops(onnx_s, "Div") == 2
+        flops -= 2
     if name == "attn":
         if opset < 20:
             # below opset 20 the exporter spells GELU out (Erf, Div, Add,

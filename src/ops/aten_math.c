@@ -703,19 +703,36 @@ static nns_status variance(nns__aten_call *c, const nns__aten_op *op) {
 }
 
 /* norm(self, p, dim, keepdim) / linalg_vector_norm(self, ord, dim,
- * keepdim): ReduceL2 / ReduceL1 (F.normalize's export); other orders stay
- * uncounted. */
+ * keepdim) as torch.onnx exports them: ReduceL2 / ReduceL1 for the
+ * orders 2 and 1, ReduceMax / ReduceMin of Abs for +-inf, any other order
+ * p as (sum |x|^p)^(1/p) (Abs, Pow, ReduceSum, Pow); order 0 (a count of
+ * the nonzero elements) stays uncounted. */
 static nns_status vector_norm(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
-  const char *x = A_T(c, "self"), *y = out0(c);
+  const char *x = A_T(c, "self"), *y = out0(c), *t;
+  const nns__aten_meta *mx = A_META(c, x);
   double p = nns__aten_float(c, "ord", nns__aten_float(c, "p", 2));
   int64_t axes[16];
   bool keep;
-  int n = reduce_axes(c, A_META(c, x), axes, &keep);
-  if (!x || !y || n < 0 || (p != 1 && p != 2))
+  int n = reduce_axes(c, mx, axes, &keep);
+  if (!x || !y || n < 0 || p == 0 || isnan(p))
     return NNS_E_NOTFOUND;
-  NEED(STEP(y, p == 2 ? "ReduceL2" : "ReduceL1", x));
-  return axes_attrs(c, axes, n, keep);
+  if (p == 1 || p == 2) {
+    NEED(STEP(y, p == 2 ? "ReduceL2" : "ReduceL1", x));
+    return axes_attrs(c, axes, n, keep);
+  }
+  size_t first = *c->node_count;
+  NEED(t = STEP(NULL, "Abs", x));
+  if (isinf(p)) {
+    NEED(STEP(y, p > 0 ? "ReduceMax" : "ReduceMin", t));
+    A_TRY(axes_attrs(c, axes, n, keep));
+    return nns__aten_kernel(c, first);
+  }
+  NEED(t = STEP(NULL, "Pow", t, SC(p, mx)));
+  NEED(t = STEP(NULL, "ReduceSum", t, nns__aten_const_ints(c, axes, n, false)));
+  A_TRY(attr_int(c, "keepdims", keep));
+  NEED(STEP(y, "Pow", t, SC(1.0 / p, mx)));
+  return nns__aten_kernel(c, first);
 }
 
 /* histc(self, bins=100, min=0, max=0) as a naive histogram: each
@@ -1138,7 +1155,8 @@ static const nns__aten_op table[] = {
     RULE("leaky_relu", "LeakyRelu", alpha_act),
     ALIAS("lift"),
     ALIAS("lift_fresh"),
-    RULE("linalg_vector_norm", "ReduceL2 / ReduceL1", vector_norm),
+    RULE("linalg_vector_norm", "ReduceL2 / ReduceL1 / Abs, Pow, ReduceSum, Pow",
+         vector_norm),
     CREATE("linspace"),
     RULE("log1p", "Add, Log", shifted),
     RULE("log2", "Log, Div", shifted),
@@ -1164,7 +1182,7 @@ static const nns__aten_op table[] = {
          nll_loss_backward),
     RULE_UNWRITTEN_1("nll_loss_forward", "NegativeLogLikelihoodLoss",
                      nll_loss),
-    RULE("norm", "ReduceL2 / ReduceL1", vector_norm),
+    RULE("norm", "ReduceL2 / ReduceL1 / Abs, Pow, ReduceSum, Pow", vector_norm),
     CREATE("normal"),
     ALIAS("positive"),
     RULE("prelu", "PRelu", prelu),

@@ -3,7 +3,8 @@
 "NNSP" header) of small models recorded with the tape on (a CNN block, a
 residual MLP, a block of numbered calls: aten records among the nodes,
 `names` records before the numbered ones), one aten record of every
-argument kind over the target's prelude values (x, y, i, w), one silu
+argument kind over the target's prelude values (x, y, i, w) and a vector
+norm of order 3 (a lowering of four nodes and two constants), one silu
 record alone (what the target also asks nns_aten_numbering of), and a
 numbered broadcast_tensors (an export-family op lowered behind a shim);
 three of the models with the numbering left to the library (deferred_*);
@@ -84,11 +85,17 @@ def synthetic():
         ("_to_copy", ["x"], [("self", "tensor", 0), ("dtype", "dtype", 10),
                              ("layout", "none", None)]),
         ("no_such_op", ["i"], [("self", "tensor", 0)]),
+        # an order with no ONNX reduction: Abs, Pow, ReduceSum, Pow
+        ("linalg_vector_norm", ["x"], [("self", "tensor", 0),
+                                       ("ord", "float", 3.0),
+                                       ("dim", "ints", [1]),
+                                       ("keepdim", "bool", False)]),
     ]
+    dims = {"cat": (4, 3), "linalg_vector_norm": (2,)}
     outs = []
     for k, (op, ins, args) in enumerate(calls):
         out = f"o{k}"
-        g.add_value(out, 1, (4, 3) if op == "cat" else (2, 3))
+        g.add_value(out, 1, dims.get(op, (2, 3)))
         g.add_node(op, ins, [out], scope="m")
         g.aten[g.nodes[-1].name] = (op, args)
         outs.append(out)
