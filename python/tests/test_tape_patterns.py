@@ -19,7 +19,9 @@ differed, their rules naming the source before the index where the
 library's nodes read the index first (the rules now read in node order);
 cdist on 1.13 and the margin losses' backward on 2.x raised (a TypeError
 in 1.13's meta kernel, a backward with no meta kernel: both now recorded
-on the model's own device, with a warning)."""
+on the model's own device, with a warning). Its third batch found the
+vector norm of order 3: lowered by neither side, listed as uncounted
+under two names (now lowered as torch.onnx exports it)."""
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -323,13 +325,108 @@ PATTERNS = {
     "mlmargin": lambda self, x, h:
         F.multilabel_margin_loss(h, self.idx2),
     "dropout": lambda self, x, h: F.dropout(h, 0.5, training=False) * self.c,
+    # session 98, third batch: in-place writes, casts, recurrent and
+    # attention modules made in the forward (their weights constants from
+    # outside), resampling and shuffles, reductions to indices, random ops
+    "inplace": lambda self, x, h: h.clone().add_(self.c).mul_(self.d).clamp_(-1, 1),
+    "iput_acc": lambda self, x, h:
+        h.clone().index_put_((self.idx,), self.W, accumulate=True),
+    "iput_m": lambda self, x, h: h.clone().index_put_((self.m,), self.c[0]),
+    "setitem": lambda self, x, h: _set(h.clone(), self.c),
+    "cast_h": lambda self, x, h: (h.half() + self.c.half()).float(),
+    "cast_b": lambda self, x, h: (h.bfloat16() * self.W.bfloat16()).float(),
+    "cast_i": lambda self, x, h: h + (self.W * 8).long() + self.m.int(),
+    "type_as": lambda self, x, h: self.m.type_as(h) * h,
+    "lstm": lambda self, x, h: _lstm(h),
+    "gru_cell": lambda self, x, h: nn.GRUCell(8, 8)(h, self.W),
+    "rnn": lambda self, x, h: nn.RNN(8, 4, batch_first=True)(h.view(2, 4, 8))[0],
+    "mha": lambda self, x, h:
+        nn.MultiheadAttention(8, 2)(h.view(4, 2, 8), x.view(4, 2, 8),
+                                    x.view(4, 2, 8),
+                                    attn_mask=self.W[:4, :4] > 0.2)[0],
+    "ebag": lambda self, x, h:
+        F.embedding_bag(self.idx, self.W, torch.tensor([0, 3]),
+                        mode="mean") + h[:2],
+    "emb_pad": lambda self, x, h: F.embedding(self.idx, self.W + h, padding_idx=0),
+    "conv3d": lambda self, x, h:
+        F.conv3d(h.view(1, 1, 4, 4, 4), self.W.view(8, 1, 2, 2, 2)[:2]),
+    "convt2d": lambda self, x, h:
+        F.conv_transpose2d(h.view(1, 2, 4, 8), self.W.view(2, 2, 4, 4),
+                           stride=2, padding=1, output_padding=1),
+    "bicubic": lambda self, x, h:
+        F.interpolate(h.view(1, 2, 4, 8), scale_factor=1.5, mode="bicubic"),
+    "trilinear": lambda self, x, h:
+        F.interpolate(h.view(1, 1, 4, 4, 4), size=(5, 3, 6), mode="trilinear"),
+    "linear1d": lambda self, x, h:
+        F.interpolate(h.view(1, 8, 8), size=12, mode="linear",
+                      align_corners=True),
+    "maxpool3d": lambda self, x, h: F.max_pool3d(h.view(1, 1, 4, 4, 4), 2),
+    "avg3d": lambda self, x, h: F.avg_pool3d(h.view(1, 1, 4, 4, 4), 2, 1),
+    "unshuffle": lambda self, x, h: F.pixel_unshuffle(h.view(1, 1, 8, 8), 2),
+    "chshuffle": lambda self, x, h:   # (1.13 has no derivative for it)
+        F.channel_shuffle(h.detach().view(1, 8, 8, 1), 2).view(8, 8) + h,
+    "shrink": lambda self, x, h:
+        F.hardshrink(h, 0.3) + F.softshrink(h, 0.2) + F.relu6(h * self.c),
+    "argmax": lambda self, x, h: h + torch.argmax(h, 1, keepdim=True) +
+        torch.argsort(self.W, 0),
+    "maxdim": lambda self, x, h: torch.max(h, 1)[0] + torch.min(h * self.c, 0)[1],
+    "onehot": lambda self, x, h: h + F.one_hot(self.idx, 8),
+    "bucket": lambda self, x, h: h + torch.bucketize(h, self.c.sort()[0]),
+    "tensordot": lambda self, x, h: torch.tensordot(h.view(2, 4, 8), self.W, 1),
+    "einsum2": lambda self, x, h: torch.einsum("ij,jk,k->i", h, self.W, self.c),
+    "kron": lambda self, x, h: torch.kron(h[:2, :2], self.W[:2, :2]),
+    "bdiag": lambda self, x, h: torch.block_diag(h[:2, :2], self.W[:3, :3]),
+    "meshgrid": lambda self, x, h:
+        sum(torch.meshgrid(self.c, h[0], indexing="ij")),
+    "arange": lambda self, x, h: h + torch.arange(8.0) + torch.linspace(0, 1, 8),
+    "vnorm": lambda self, x, h:
+        torch.linalg.vector_norm(h, 3, 1) + torch.linalg.norm(self.W, dim=0),
+    "vnorm_inf": lambda self, x, h:
+        torch.linalg.vector_norm(h, float("inf"), 1) +
+        torch.norm(self.W * h, p=-float("inf"), dim=0) +
+        torch.norm(h, p=0.5, dim=1),
+    "vnorm0": lambda self, x, h: torch.linalg.vector_norm(h, 0, 1) + h[0],
+    "rand": lambda self, x, h: h + torch.randn_like(h) * torch.rand(8),
+    "drop_t": lambda self, x, h: F.dropout(h, 0.5, training=True) * self.c,
+    "triu_i": lambda self, x, h: h + torch.ones(8, 8).triu(1).bool().float(),
+    "sqrt_rs": lambda self, x, h: torch.rsqrt(h.abs() + self.c) + torch.sqrt(self.W),
+    "expm1": lambda self, x, h:
+        torch.expm1(h) + torch.log1p(self.W) + torch.log2(self.c) + h.exp2(),
+    "trig": lambda self, x, h:
+        torch.sin(h) * torch.cos(self.c) + torch.atan(h) + torch.asinh(self.W),
+    "logical": lambda self, x, h:
+        h * (torch.logical_and(h > 0, self.m) | ~self.m).float(),
+    "isfin": lambda self, x, h: torch.where(torch.isfinite(h / self.c), h, 0.0),
+    "cummin": lambda self, x, h: torch.cumsum(h, 0) * torch.cumprod(self.c, 0),
+    "std_u": lambda self, x, h: torch.std(h, 1, unbiased=False) + torch.var(self.W),
+    "median": lambda self, x, h: torch.median(h, 1)[0] + self.c,
+    "kthval": lambda self, x, h: torch.kthvalue(h, 2, 1)[0] + self.c,
+    "cosine": lambda self, x, h: F.cosine_similarity(h, self.W, 1),
+    "gumbel": lambda self, x, h: F.gumbel_softmax(h, tau=0.5, hard=True),
 }
 
 
-def _reports(monkeypatch, how, pattern, backward):
+def _set(t, c):
+    """x[1:3] = c[:?], x[:, 0] = 1: slice assignments (copy_ into views)."""
+    t[1:3] = c
+    t[:, 0] = 1.0
+    return t
+
+
+def _lstm(h):
+    out, (hn, cn) = nn.LSTM(8, 4, num_layers=2, bidirectional=True)(
+        h.view(4, 2, 8))
+    return out.sum() + hn.sum() + cn
+
+
+def _reports(monkeypatch, how, pattern, backward, dtype=torch.float32):
     monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", how)
     torch.manual_seed(0)
-    s = nnscan.summary(Holder(pattern), inputs=(torch.randn(8, 8),),
+    model = Holder(pattern).to(dtype)
+    for k, v in list(vars(model).items()):  # the constants from outside
+        if isinstance(v, torch.Tensor) and v.is_floating_point():
+            setattr(model, k, v.to(dtype))
+    s = nnscan.summary(model, inputs=(torch.randn(8, 8, dtype=dtype),),
                        backward=backward, file=False)
     assert s.totals["flops"] > 0  # a summary, not an error's
     forms = [s.to_text(), s.to_csv(), s.to_json(version=2)]
@@ -358,3 +455,27 @@ def test_every_report_is_the_rules(monkeypatch, pattern):
     for backward in (False,) if skip else (False, True):
         rules = _reports(monkeypatch, "0", pattern, backward)
         assert _reports(monkeypatch, "defer", pattern, backward) == rules
+
+
+def _outcome(monkeypatch, how, pattern, backward, dtype):
+    """The reports, or the error's type and first line where the summary
+    raises (a pattern PyTorch itself refuses in that dtype)."""
+    try:
+        return _reports(monkeypatch, how, pattern, backward, dtype)
+    except Exception as e:  # noqa: BLE001 - compared below
+        return type(e).__name__, (str(e).splitlines() or [""])[0]
+
+
+@pytest.mark.filterwarnings("ignore:nnscan. the (forward|backward) cannot")
+@pytest.mark.parametrize("pattern", sorted(PATTERNS))
+def test_every_report_is_the_rules_in_bfloat16(monkeypatch, pattern):
+    # the model, its constants from outside and its input in bfloat16
+    # (casts, fused spans and same-dtype copies take other paths there);
+    # where PyTorch refuses an op in bfloat16, both raise alike
+    if pattern in NEW_ONLY and not hasattr(F, "scaled_dot_product_attention"):
+        pytest.skip("PyTorch 2's")
+    skip = pattern in NO_GRAD or pattern in OLD_META
+    for backward in (False,) if skip else (False, True):
+        rules = _outcome(monkeypatch, "0", pattern, backward, torch.bfloat16)
+        assert _outcome(monkeypatch, "defer", pattern, backward,
+                        torch.bfloat16) == rules
