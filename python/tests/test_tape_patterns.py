@@ -21,7 +21,8 @@ cdist on 1.13 and the margin losses' backward on 2.x raised (a TypeError
 in 1.13's meta kernel, a backward with no meta kernel: both now recorded
 on the model's own device, with a warning). Its third batch found the
 vector norm of order 3: lowered by neither side, listed as uncounted
-under two names (now lowered as torch.onnx exports it)."""
+under two names (now lowered as torch.onnx exports it). The fourth
+batch writes attention, norms and caches as decoders do."""
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -403,7 +404,63 @@ PATTERNS = {
     "kthval": lambda self, x, h: torch.kthvalue(h, 2, 1)[0] + self.c,
     "cosine": lambda self, x, h: F.cosine_similarity(h, self.W, 1),
     "gumbel": lambda self, x, h: F.gumbel_softmax(h, tau=0.5, hard=True),
+    # a fourth batch: how decoders write attention, norms and caches
+    "rotary": lambda self, x, h: _rotary(h, self.c, self.e),
+    "causal": lambda self, x, h:
+        torch.softmax(h + torch.full((8, 8), float("-inf")).triu(1), -1),
+    "finfo": lambda self, x, h:
+        h.masked_fill(~self.m, torch.finfo(h.dtype).min) + self.c,
+    "repeat_kv": lambda self, x, h:
+        h.view(2, 4, 8)[:, None].expand(2, 2, 4, 8).reshape(4, 4, 8) * self.c,
+    "rmsnorm": lambda self, x, h:
+        h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6) * self.c,
+    "swiglu": lambda self, x, h: _swiglu(h, self.W),
+    "sm_f32": lambda self, x, h:
+        F.softmax(h.float() + self.c, -1, dtype=torch.float32).to(h.dtype),
+    "attn_mm": lambda self, x, h: _attn(h, x, self.m),
+    "kv_cat": lambda self, x, h: torch.cat([self.W[:3], h], 0)[-8:] * self.c,
+    "pos_emb": lambda self, x, h:
+        h + F.embedding(torch.arange(8) + 0, self.W) * self.e,
+    "last_tok": lambda self, x, h:
+        h[torch.arange(8), self.idx] + h[:, -1] + self.c[self.idx],
+    "alibi": lambda self, x, h:
+        h + self.c[:, None] * (torch.arange(8)[None] - torch.arange(8)[:, None]),
+    "einsum_att": lambda self, x, h:
+        torch.einsum("bqd,bkd->bqk", h.view(2, 4, 8), self.W.view(2, 4, 8)),
+    "xent_ign": lambda self, x, h:
+        F.cross_entropy(h, torch.where(self.m, self.idx, -100),
+                        ignore_index=-100),
+    "topk_mask": lambda self, x, h:
+        h.scatter(1, torch.topk(h, 3, 1)[1], float("-inf")).softmax(1),
+    "causal_conv": lambda self, x, h:
+        F.conv1d(F.pad(h.view(1, 8, 8), (2, 0)), self.W.view(8, 8, 1)[:, :, :1]
+                 .expand(8, 8, 3).contiguous(), groups=1),
+    "layerscale": lambda self, x, h: x + self.c * F.gelu(h) * self.e,
+    "logsm_gather": lambda self, x, h:
+        -F.log_softmax(h, -1).gather(1, self.idx[:, None]).mean(),
 }
+
+
+def _rotary(h, inv_freq, scale):
+    """Rotary position embedding as decoders write it: cos and sin of
+    positions times a frequency buffer from outside, the halves rotated
+    (cat of a negated slice)."""
+    freqs = torch.outer(torch.arange(8.0), inv_freq[:4])
+    emb = torch.cat([freqs, freqs], -1)
+    half = torch.cat([-h[:, 4:], h[:, :4]], -1)
+    return (h * emb.cos() + half * emb.sin()) * scale
+
+
+def _swiglu(h, w):
+    gate, up = (h @ w).chunk(2, -1)
+    return F.silu(gate) * up
+
+
+def _attn(h, x, keep):
+    q, k = h.view(2, 4, 8), x.view(2, 4, 8)
+    scores = q @ k.transpose(-1, -2) / 8 ** 0.5
+    scores = scores.masked_fill(~keep[:4].view(1, 1, 4), float("-inf"))
+    return scores.softmax(-1) @ k
 
 
 def _set(t, c):
