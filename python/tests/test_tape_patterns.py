@@ -504,12 +504,18 @@ OLD_META = {"huber", "smooth", "grid"} if not hasattr(torch, "compile") \
 NEW_ONLY = {"sdpa_m"}
 
 
-@pytest.mark.parametrize("pattern", sorted(PATTERNS))
-def test_every_report_is_the_rules(monkeypatch, pattern):
+def _passes(pattern):
+    """backward=False, and True where the pattern has a backward here
+    (skipped: a PyTorch 2 pattern on 1.13)."""
     if pattern in NEW_ONLY and not hasattr(F, "scaled_dot_product_attention"):
         pytest.skip("PyTorch 2's")
-    skip = pattern in NO_GRAD or pattern in OLD_META
-    for backward in (False,) if skip else (False, True):
+    return (False,) if pattern in NO_GRAD or pattern in OLD_META \
+        else (False, True)
+
+
+@pytest.mark.parametrize("pattern", sorted(PATTERNS))
+def test_every_report_is_the_rules(monkeypatch, pattern):
+    for backward in _passes(pattern):
         rules = _reports(monkeypatch, "0", pattern, backward)
         assert _reports(monkeypatch, "defer", pattern, backward) == rules
 
@@ -529,10 +535,7 @@ def test_every_report_is_the_rules_in_bfloat16(monkeypatch, pattern):
     # the model, its constants from outside and its input in bfloat16
     # (casts, fused spans and same-dtype copies take other paths there);
     # where PyTorch refuses an op in bfloat16, both raise alike
-    if pattern in NEW_ONLY and not hasattr(F, "scaled_dot_product_attention"):
-        pytest.skip("PyTorch 2's")
-    skip = pattern in NO_GRAD or pattern in OLD_META
-    for backward in (False,) if skip else (False, True):
+    for backward in _passes(pattern):
         rules = _outcome(monkeypatch, "0", pattern, backward, torch.bfloat16)
         assert _outcome(monkeypatch, "defer", pattern, backward,
                         torch.bfloat16) == rules
