@@ -30,6 +30,18 @@ static void w_kernel(wbuf *b, uint32_t first, uint32_t count) {
   w_u32(b, count);
 }
 
+/* A buffer at ONNX opset 17 whose numbering is the library's, its first
+ * names record at the recorder's counters 0 (an opset record first: the
+ * lowerings below read their shapes and axes from inputs). */
+static void w_start_deferred_17(wbuf *b) {
+  w_start(b);
+  w_u8(b, NNS_PACKED_OPSET);
+  w_str(b, "");
+  w_i64(b, 17);
+  w_deferred(b);
+  w_names_inits(b, 0, 0, 0);
+}
+
 static const char *node_name(nns_model *m, size_t i) {
   nns_node_info x = {.size = sizeof x};
   return nns_model_node(m, i, &x) == NNS_OK ? x.name : "?";
@@ -167,12 +179,7 @@ static void test_first_reads(void) {
 static void test_outside_read_before_made(void) {
   wbuf a;
   nns_error err;
-  w_start(&a);
-  w_u8(&a, NNS_PACKED_OPSET); /* Reshape reads its shape from opset 5 */
-  w_str(&a, "");
-  w_i64(&a, 17);
-  w_deferred(&a);
-  w_names_inits(&a, 0, 0, 0);
+  w_start_deferred_17(&a);
   w_aten_head(&a, "view", "blk", 2);
   w_arg(&a, "self", NNS_ATEN_ARG_TENSOR);
   w_tensor(&a, "\5" "cK");
@@ -220,12 +227,7 @@ static void test_outside_read_before_made(void) {
 static void test_outside_read_at_its_node(void) {
   wbuf a;
   nns_error err;
-  w_start(&a);
-  w_u8(&a, NNS_PACKED_OPSET); /* numpy broadcasting, from opset 7 */
-  w_str(&a, "");
-  w_i64(&a, 17);
-  w_deferred(&a);
-  w_names_inits(&a, 0, 0, 0);
+  w_start_deferred_17(&a);
   w_aten_head(&a, "binary_cross_entropy_with_logits", "blk", 5);
   w_arg(&a, "self", NNS_ATEN_ARG_TENSOR);
   w_tensor(&a, "x");
@@ -269,12 +271,7 @@ static void test_outside_read_at_its_node(void) {
 static void test_outside_sliced(void) {
   wbuf a;
   nns_error err;
-  w_start(&a);
-  w_u8(&a, NNS_PACKED_OPSET);
-  w_str(&a, "");
-  w_i64(&a, 17);
-  w_deferred(&a);
-  w_names_inits(&a, 0, 0, 0);
+  w_start_deferred_17(&a);
   w_aten_head(&a, "slice", "blk", 5);
   w_arg(&a, "self", NNS_ATEN_ARG_TENSOR);
   w_tensor(&a, "\5" "cK");
