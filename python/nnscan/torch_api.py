@@ -337,12 +337,15 @@ def analyze_training(module, args, kwargs, max_depth=None,
     # The collector waits over both recordings (recorder.gc_paused), which
     # go before it runs again: run as the forward's recording ended, it
     # walked that recording, nine times for a GPT-2 (5 ms).
-    with recorder.gc_paused():
-        rec = recorder.record_model(module, args, kwargs or {}, device=device,
+    def forward(on):
+        rec = recorder.record_model(module, args, kwargs or {}, device=on,
                                     keep_graph=True)
         handle = built(rec)
-        s = TorchSummary(handle.analyze(optimizer), rec, "record", name=name,
-                         max_depth=max_depth, columns=columns, wrap=wrap)
+        return rec, handle, TorchSummary(
+            handle.analyze(optimizer), rec, "record", name=name,
+            max_depth=max_depth, columns=columns, wrap=wrap)
+    with recorder.gc_paused():
+        rec, handle, s = forward(device)
         try:
             bg, bb = backward.record_backward(rec)
         except Exception as e:  # noqa: BLE001 - raised unless meta's fault
@@ -353,12 +356,7 @@ def analyze_training(module, args, kwargs, max_depth=None,
                           f"({type(e).__name__}: {why}); recording the "
                           "forward and the backward once on the model's own "
                           "device", stacklevel=3)
-            rec = recorder.record_model(module, args, kwargs or {},
-                                        device="model", keep_graph=True)
-            handle = built(rec)
-            s = TorchSummary(handle.analyze(optimizer), rec, "record",
-                             name=name, max_depth=max_depth, columns=columns,
-                             wrap=wrap)
+            rec, handle, s = forward("model")
             bg, bb = backward.record_backward(rec)
         bh = bg.build()
         bh.infer(fallback_declared=True)
