@@ -68,11 +68,17 @@ nns__front_value *nns__front_value_of(nns__front *f, const char *name) {
 }
 
 nns__front_value *nns__front_value_add(nns__front *f, const char *name) {
+  /* a key's own pointer first, as nns__front_value_of, where deferred
+   * numbering hands most names over interned (hashed once already); the
+   * packed form's other names point into its bytes */
+  nns__front_value *v =
+      name && f->deferred ? nns__map_get(&f->values, name) : NULL;
+  if (v)
+    return v;
   const char *key = nns__front_intern(f, name);
   if (!key)
     return NULL;
-  nns__front_value *v = nns__map_get(&f->values, key);
-  if (v)
+  if (key != name && (v = nns__map_get(&f->values, key)))
     return v;
   v = nns__arena_alloc(f->arena, sizeof *v);
   if (!v || !nns__map_put(&f->values, key, v))

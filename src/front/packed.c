@@ -40,6 +40,20 @@ NNS__NAME_FN(nns_packed_record_name, NNS_PACKED_RECORD_MAP)
 #define PK_NULL32 UINT32_MAX /* a string length: NULL */
 #define PK_NULL64 UINT64_MAX /* a byte count: NULL */
 
+/* Bytes of a recording's packed form per distinct name, per value the
+ * front keeps and per numbered call's output, at the most: the room
+ * reserved up front (one name per 45 to 160 bytes, a kept value per 60
+ * to 250, an output per 140 to 600, over the zoo's CNNs and ViT). */
+enum { PK_NAME_BYTES = 96, PK_VALUE_BYTES = 160, PK_OUTPUT_BYTES = 400 };
+/* The most any of those hints asks for: a buffer of padding gets tables
+ * no larger than a 7B model's (which then grow as they fill). */
+#define PK_HINT_MAX ((size_t)1 << 20)
+
+/* Room for one thing per `per` bytes of a buffer of `size`, bounded. */
+static size_t pk_hint(size_t size, size_t per) {
+  return size / per < PK_HINT_MAX ? size / per : PK_HINT_MAX;
+}
+
 typedef struct preader {
   const uint8_t *p, *end;
   const char *why;        /* what was wrong with the bytes, or NULL */
@@ -683,6 +697,11 @@ static nns_status pk_deferred_record(nns_builder *b, preader *r, uint8_t tag,
                       "or another deferred_names record");
     f->deferred = true;
     r->deferred = f;
+    /* the values the library numbers, and the recorder's outputs it names
+     * ("\3" K.J): a hint, as the interner's */
+    size_t size = (size_t)(r->end - r->start);
+    nns__map_reserve(&f->values, pk_hint(size, PK_VALUE_BYTES));
+    nns__map_reserve(&f->provisional, pk_hint(size, PK_OUTPUT_BYTES));
     r->entries = (nns__arena_vec){0};
     return NNS_OK;
   }
@@ -879,6 +898,12 @@ nns_status nns_builder_add_packed(nns_builder *b, const void *data,
                .end = (const uint8_t *)data + size, .start = data};
   nns__front *f = nns__builder_front(b);
   r.deferred = f && f->deferred ? f : NULL;
+  /* Room for the names to come, so the tables of names are laid out once,
+   * not doubled five times over a DenseNet: a recording packs a distinct
+   * name per 45 to 160 bytes (bench/recording_profile.md, "Forty-fifth
+   * pass"). A hint only: a failed one is no error, interning grows the
+   * table as it goes. */
+  nns__builder_reserve_names(b, pk_hint(size, PK_NAME_BYTES));
   size_t index = 0;
   uint8_t last = 0;
   while (r.p < r.end || last == PK_NAMES) {

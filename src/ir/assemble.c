@@ -404,6 +404,7 @@ nns_status nns__asm_finish(nns__asm *A, nns__graph *g) {
                   (size_t)g->n_nodes + A->m->subgraph_nodes;
   if (!nns__model_reserve_values(A->m, values))
     return nns__asm_nomem(A);
+  (void)nns__map_reserve(&g->scope, values); /* a hint, as the list's */
   /* The node list is made on a second thread meanwhile. */
   nns__model_listing list;
   nns__model_listing_start(&list, A->m,

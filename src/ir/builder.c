@@ -1391,6 +1391,13 @@ nns__arena *nns__builder_arena(nns_builder *b) { return &b->arena; }
 
 bool nns__builder_in_subgraph(const nns_builder *b) { return b->stack.n != 1; }
 
+void nns__builder_reserve_names(nns_builder *b, size_t n) {
+  if (usable(b, NULL) != NNS_OK)
+    return;
+  (void)nns__intern_reserve(&b->m->strings, n);
+  (void)nns__map_reserve(&b->root->defined, b->root->defined.count + n);
+}
+
 nns_status nns__builder_opsets_of_nodes(nns_builder *b, nns_error *err) {
   nns_status st = usable(b, err);
   for (size_t i = 0; st == NNS_OK && i < b->root->nodes.n; i++) {

@@ -26,6 +26,9 @@ nns__arena *nns__builder_arena(nns_builder *b);
 bool nns__builder_in_subgraph(const nns_builder *b);
 /* The main graph's nodes so far. */
 size_t nns__builder_node_count(const nns_builder *b);
+/* Room for about n more names in the model's strings and the main graph's
+ * table of what defines each (a hint: the tables grow as they fill). */
+void nns__builder_reserve_names(nns_builder *b, size_t n);
 /* Marks the description incomplete: later calls fail with NNS_E_STATE. */
 void nns__builder_break(nns_builder *b);
 /* A front end's state: NULL until set; free_front(front) runs when the
