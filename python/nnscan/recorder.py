@@ -219,12 +219,11 @@ class Builder:
         self.scope_of[i] = self.scope
         if self.track_grad_fns:
             self._fresh.append((t, self.scope))
-        shape = t.shape  # torch.Size holds ints
+        shape = tuple(t.shape)  # torch.Size holds ints
         dt = t.dtype
         # (Graph.add_value, without its copy of the dims through int())
-        self.g.values[name] = Value(DTYPE_OF.get(dt) or onnx_dtype(dt),
-                                    tuple(shape))
-        self.shape_of[name] = tuple(shape)
+        self.g.values[name] = Value(DTYPE_OF.get(dt) or onnx_dtype(dt), shape)
+        self.shape_of[name] = shape
         return name
 
     def note_grad_fns(self):

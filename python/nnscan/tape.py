@@ -33,8 +33,8 @@ import types
 import torch
 
 from . import _api
-from .graph import Node, Value as _Value, _Strings, _new_node as _node, \
-    onnx_dtype as _onnx_dtype
+from .graph import DTYPE_OF as _DTYPE_OF, Node, Value as _Value, _Strings, \
+    _new_node as _node, onnx_dtype as _onnx_dtype
 
 
 def enabled():
@@ -520,16 +520,33 @@ def record_deferred(b, base, names, args, kwargs, out):
     outs = out if type(out) in _SEQUENCES else (out,)
     if not outs:
         return False
-    tensors = []
-    key = _key(base, names, args, kwargs, outs, tensors)
-    if key is None:
-        return False
-    if fold is not None:
-        key = (key, True)
-    template = _TEMPLATES.get(key)
+    # the call's key as its op's calls of this form make it (_maker: about
+    # half _key's time, 2 against 4.5 us a batch norm), else as any call
+    # makes it
+    maker = _MAKERS.get((base, names, len(args), tuple(kwargs))
+                        if kwargs else (base, names, len(args)))
+    template = None
+    if maker:  # (None: not made, or no form; 0: called once)
+        try:
+            fast, tensors = maker(args, kwargs, outs)
+            template = _TEMPLATES.get(fast if fold is None else (fast, True))
+        except (AttributeError, IndexError, KeyError, TypeError):
+            pass  # a call of another form: a tensor None, a list ...
     if template is None:
-        template = _TEMPLATES[key] = _template_of(base, names, args, kwargs,
-                                                  outs)
+        tensors = []
+        key = _key(base, names, args, kwargs, outs, tensors)
+        if key is None:
+            return False
+        if fold is not None:
+            key = (key, True)
+        template = _TEMPLATES.get(key)
+        if template is None:
+            template = _template_of(base, names, args, kwargs, outs)
+            if len(_TEMPLATES) < _TEMPLATES_MAX:
+                _TEMPLATES[key] = template
+        if len(_TEMPLATES) < _TEMPLATES_MAX:
+            _remember(base, names, args, kwargs, outs, fold, template,
+                      _TEMPLATES)
     if not template:
         return False
     known = b.names.get
@@ -576,12 +593,13 @@ def _first_read(b, t):
     if p is None and id(t) in b.pending_t:
         return b.inp(t)  # a weight's transposed view: the rule's Transpose
     dims = tuple(t.shape)
-    dt = _onnx_dtype(t.dtype)
+    dt = t.dtype
+    value = _Value(_DTYPE_OF.get(dt) or _onnx_dtype(dt), dims)  # (a tuple)
     if p is not None:
         name, kind = p
         b.hold(t)
         b.names[id(t)] = name
-        g.values[name] = _Value(dt, dims)
+        g.values[name] = value
         if kind:
             g.param_kinds[name] = kind
         b.shape_of[name] = dims
@@ -589,15 +607,17 @@ def _first_read(b, t):
     else:
         g._deferred_consts += 1
         marked = b._declare(t, "\5c%d" % g._deferred_consts)
-    g.values[marked] = _Value(dt, dims)
+    g.values[marked] = value
     return marked
 
 
 _KIND_MARK = {"trainable": "t", "frozen": "f", "buffer": "b"}
 
 
-# call key (_key's) -> its record's template (_template_of), or False
+# call key (_key's, or its form's maker's) -> its record's template
+# (_template_of), or False
 _TEMPLATES = {}
+_TEMPLATES_MAX = 1 << 16
 
 
 def _template_of(base, names, args, kwargs, outs):
@@ -740,11 +760,12 @@ _MAKER_GLOBALS = {"tuple": tuple, "len": len}
 _MAKERS_MAX = 4096
 
 
-def _remember(base, names, args, kwargs, outs, fold, plan):
+def _remember(base, names, args, kwargs, outs, fold, plan, kept=None):
     """Keeps `plan` under the call's key as its form makes it, once the
     form is known to be the call's: the op's second call makes it, as its
     form (an op called once pays no maker; a process's first summary pays
-    the makers of the ops it calls again)."""
+    the makers of the ops it calls again). kept: the table it goes in,
+    _NUMBERING where None (record_deferred's: _TEMPLATES)."""
     at = (base, names, len(args), tuple(kwargs)) if kwargs else \
         (base, names, len(args))
     maker = _MAKERS.get(at, _MAKERS)
@@ -758,7 +779,8 @@ def _remember(base, names, args, kwargs, outs, fold, plan):
     if maker is None or form != maker.form:
         return  # another form than the first call's: _key keeps it
     fast, _ = maker(args, kwargs, outs)
-    _NUMBERING[(fast, True) if fold is not None else fast] = plan
+    (_NUMBERING if kept is None else kept)[
+        (fast, True) if fold is not None else fast] = plan
 
 
 def _plan_of(base, names, args, kwargs, outs, fold=None):

@@ -186,6 +186,26 @@ def test_no_plan_is_asked(monkeypatch):
     assert asked == []
 
 
+def test_templates_are_kept_by_form(monkeypatch):
+    """record_deferred finds a call's template by its form's key
+    (tape._maker) once the op has been called twice: the keys and tensor
+    lists of test_tape_numbered's KeywordsAndLists (keyword arguments,
+    tensor lists of two lengths) keep templates under maker keys, later
+    calls read them and not _key, and every report stays the rules'."""
+    monkeypatch.setattr(tape, "_TEMPLATES", {})
+    monkeypatch.setattr(tape, "_MAKERS", {})
+    first = _reports(monkeypatch, "defer", tn.KeywordsAndLists)
+    by_form = [k for k in tape._TEMPLATES if not isinstance(k[0], str)]
+    assert by_form  # (a maker's key starts with its op's own object)
+    keyed = []
+    orig = tape._key
+    monkeypatch.setattr(tape, "_key",
+                        lambda *a: keyed.append(a[0]) or orig(*a))
+    again = _reports(monkeypatch, "defer", tn.KeywordsAndLists)
+    assert "cat" not in keyed and "_to_copy" not in keyed
+    assert first == again == _reports(monkeypatch, "0", tn.KeywordsAndLists)
+
+
 def test_a_name_packed_before_with_other_sizes_has_its_own(monkeypatch):
     """The pack keeps each value's packed tensor (name, dtype, sizes) for
     the process, as a model's next summary names its values so again: a
