@@ -51,9 +51,10 @@ def numbering():
     library gives"); "1" the library plans each distinct call as it is
     recorded and Python names by the plan. Every report is the same
     either way (tools/tape_same.py); the library's numbering is not the
-    default yet because CNN summaries are still a few percent slower on
-    it (bench/recording_profile.md, "Forty-third pass"), and recording
-    must not get slower."""
+    default yet because CNN summaries are still slower on it, warm by
+    its build and in a process's first summaries by its per-call record
+    (bench/recording_profile.md, "Forty-fifth pass"), and recording must
+    not get slower."""
     value = os.environ.get("NNSCAN_TAPE_NUMBERED")
     return value if value in ("1", "defer") else "0"
 
