@@ -527,9 +527,8 @@ def record_deferred(b, base, names, args, kwargs, out):
         template = _TEMPLATES.get(key)
         if template is None:
             template = _template_of(base, names, args, kwargs, outs)
-            if len(_TEMPLATES) < _TEMPLATES_MAX:
-                _TEMPLATES[key] = template
         if len(_TEMPLATES) < _TEMPLATES_MAX:
+            _TEMPLATES[key] = template
             _remember(base, names, args, kwargs, outs, fold, template,
                       _TEMPLATES)
     if not template:
