@@ -1106,7 +1106,8 @@ def plan_costs(name, runs):
         # summary finds none; they are kept per path)
         tape._FORMS.clear()
         if how in ("cold", "deferred"):
-            for kept in ("_NUMBERING", "_MAKERS", "_FORM_CODE", "_TEMPLATES"):
+            for kept in ("_NUMBERING", "_MAKERS", "_FORM_CODE", "_TEMPLATES",
+                         "_TEMPLATE_MAKERS"):
                 getattr(tape, kept).clear()
         for v in ("NNSCAN_REPLAY", "NNSCAN_MODULE_REPLAY"):
             if how == "rules-norep":

@@ -317,14 +317,15 @@ _Tensor = torch.Tensor
 _SEQUENCES = (list, tuple, torch.Size)
 
 
-def _key(base, names, args, kwargs, outs, tensors):
+def _key(base, names, args, kwargs, outs, tensors, sized=True):
     """The call's key in _NUMBERING (its op and its schema's argument
     names: ops of one schema share names, overloads of one op do not; each
     argument as its value, a tensor as its dtype and sizes, the outputs'
     dtypes and sizes), made in one pass, the tensors put in order into
     `tensors`; None for an output that is no tensor. A scalar keys with
     its type (1, 1.0 and True are equal in Python, not in a record); a
-    list of them with its first element's: a schema's list is of one type."""
+    list of them with its first element's: a schema's list is of one type.
+    Not `sized`: the tensors' sizes left out (_TEMPLATES' keys)."""
     key = [base, names]
     put = key.append
     take = tensors.append
@@ -335,7 +336,7 @@ def _key(base, names, args, kwargs, outs, tensors):
         if isinstance(v, _Tensor):
             take(v)
             put(v.dtype)
-            put(v.shape)
+            put(v.shape if sized else None)
         elif type(v) in _SEQUENCES:
             if v and (v[0] is None or isinstance(v[0], _Tensor)):
                 item = []
@@ -344,7 +345,7 @@ def _key(base, names, args, kwargs, outs, tensors):
                         item.append(None)
                     else:
                         take(x)
-                        item.append((x.dtype, x.shape))
+                        item.append((x.dtype, x.shape if sized else None))
                 put(tuple(item))
             else:
                 put(v[0].__class__ if v else None)
@@ -357,7 +358,7 @@ def _key(base, names, args, kwargs, outs, tensors):
         if not isinstance(o, _Tensor):
             return None
         put(o.dtype)
-        put(o.shape)
+        put(o.shape if sized else None)
     return tuple(key)
 
 
@@ -519,7 +520,7 @@ def record_deferred(b, base, names, args, kwargs, out):
                                       outs, fold)
     if template is _TEMPLATES:
         tensors = []
-        key = _key(base, names, args, kwargs, outs, tensors)
+        key = _key(base, names, args, kwargs, outs, tensors, False)
         if key is None:
             return False
         if fold is not None:
@@ -637,6 +638,8 @@ def _template_of(base, names, args, kwargs, outs):
 # _maker's function for the form of its second call (None: no form of one;
 # 0: called once), kept for the process
 _MAKERS = {}
+# the same, of record_deferred's templates: _maker's not `sized`
+_TEMPLATE_MAKERS = {}
 
 # argument values that key as themselves and their type (_key's `put(v)`)
 _VALUES = (bool, int, float, str, torch.dtype, torch.device, torch.layout,
@@ -689,56 +692,64 @@ def _form(names, args, kwargs, outs):
     return form, named, len(outs)
 
 
-def _key_parts(kind, at, key, tensors):
+def _key_parts(kind, at, key, tensors, sized):
     """The key's expressions and the tensors' of one argument of `kind`,
-    the argument written `at`."""
+    the argument written `at`; a tensor as its dtype and sizes, or its
+    dtype alone where not `sized`."""
+    of = "(%s.dtype, %s.shape)" if sized else "%s.dtype"
     if kind == "t":
-        key += ["%s.dtype" % at, "%s.shape" % at]
+        key += ["%s.dtype" % at, "%s.shape" % at] if sized else \
+            ["%s.dtype" % at]
         tensors.append(at)
     elif kind == "o":  # a tensor or None: one item, a tensor's pair or None
-        key.append("None if %s is None else (%s.dtype, %s.shape)"
-                   % (at, at, at))
+        key.append("None if %s is None else %s" % (at, of % (at, at)
+                                                    if sized else of % at))
         tensors.append("*(() if %s is None else (%s,))" % (at, at))
     elif kind == "i":
         key.append("tuple(%s)" % at)
     elif kind == "s":
         key += ["%s.__class__" % at, at]
     else:  # "T": each tensor's pair, in one tuple whatever their number
-        key.append("tuple([(x.dtype, x.shape) for x in %s])" % at)
+        key.append("tuple([%s for x in %s])" % (
+            of % ("x", "x") if sized else of % "x", at))
         tensors.append("*" + at)
 
 
-def _maker(form):
+def _maker(form, sized=True):
     """A function of (args, kwargs, outs) giving the key of a call of
     `form` and its tensors: one tuple built in one expression, where _key
     walks the arguments; its first item an object of the op's own (two
     ops' calls of one form and values never share a key). A call of
     another form raises (None in a tensor's place, ints in a list of
     tensors'), or gives a key no plan was kept under (a tensor in a
-    value's place keys by its identity), and goes to _key. The
-    expression is compiled once per form (ops share forms: compiling is
-    most of a process's first summary's cost of them)."""
-    code = _FORM_CODE.get(form)
+    value's place keys by its identity), and goes to _key. Not `sized`:
+    the tensors keyed by their dtypes alone, as a record's template
+    (_template_of) is the same for any sizes (the dtypes tell complex
+    values, which have none). The expression is compiled once per form
+    (ops share forms: compiling is most of a process's first summary's
+    cost of them)."""
+    code = _FORM_CODE.get((form, sized))
     if code is None:
         kinds, named, n_outs = form
         key, tensors = [], []
         for i, kind in enumerate(kinds):
-            _key_parts(kind, "a[%d]" % i, key, tensors)
+            _key_parts(kind, "a[%d]" % i, key, tensors, sized)
         for n, kind in named:
-            _key_parts(kind, "k[%r]" % n, key, tensors)
+            _key_parts(kind, "k[%r]" % n, key, tensors, sized)
         for j in range(n_outs):
-            key += ["o[%d].dtype" % j, "o[%d].shape" % j]
+            key += ["o[%d].dtype" % j, "o[%d].shape" % j] if sized else \
+                ["o[%d].dtype" % j]
         src = "lambda a, k, o, f=None: ((f, len(o), %s), (%s))" % (
             ", ".join(key), "".join(t + ", " for t in tensors))
         code = eval(src, _MAKER_GLOBALS).__code__
         if len(_FORM_CODE) < _MAKERS_MAX:
-            _FORM_CODE[form] = code
+            _FORM_CODE[(form, sized)] = code
     fn = types.FunctionType(code, _MAKER_GLOBALS, "key", (object(),))
     fn.form = form
     return fn
 
 
-# form -> the code of its key function (_maker), compiled once
+# (form, sized) -> the code of its key function (_maker), compiled once
 _FORM_CODE = {}
 _MAKER_GLOBALS = {"tuple": tuple, "len": len}
 _MAKERS_MAX = 4096
@@ -747,11 +758,12 @@ _MAKERS_MAX = 4096
 def _kept_by_form(kept, base, names, args, kwargs, outs, fold):
     """(what `kept` holds under the call's key as its op's calls of this
     form make it, the call's tensors): _maker's key, about half _key's
-    time (2 against 4.5 us a batch norm). (kept, None) where the op has no
-    maker yet, the call is of another form, or `kept` has nothing under
-    its key."""
-    maker = _MAKERS.get((base, names, len(args), tuple(kwargs))
-                        if kwargs else (base, names, len(args)))
+    time (2 against 4.5 us a batch norm), without sizes for _TEMPLATES.
+    (kept, None) where the op has no maker yet, the call is of another
+    form, or `kept` has nothing under its key."""
+    maker = (_MAKERS if kept is _NUMBERING else _TEMPLATE_MAKERS).get(
+        (base, names, len(args), tuple(kwargs)) if kwargs
+        else (base, names, len(args)))
     if maker:  # (None: not made, or no form; 0: called once)
         try:
             fast, tensors = maker(args, kwargs, outs)
@@ -767,17 +779,20 @@ def _remember(base, names, args, kwargs, outs, fold, plan, kept=None):
     form is known to be the call's: the op's second call makes it, as its
     form (an op called once pays no maker; a process's first summary pays
     the makers of the ops it calls again). kept: the table it goes in,
-    _NUMBERING where None (record_deferred's: _TEMPLATES)."""
+    _NUMBERING where None (record_deferred's: _TEMPLATES, keyed without
+    the tensors' sizes)."""
+    sized = kept is None or kept is _NUMBERING
+    makers = _MAKERS if sized else _TEMPLATE_MAKERS
     at = (base, names, len(args), tuple(kwargs)) if kwargs else \
         (base, names, len(args))
-    maker = _MAKERS.get(at, _MAKERS)
-    if maker is _MAKERS:  # the op's first call
-        if len(_MAKERS) < _MAKERS_MAX:
-            _MAKERS[at] = 0
+    maker = makers.get(at, makers)
+    if maker is makers:  # the op's first call
+        if len(makers) < _MAKERS_MAX:
+            makers[at] = 0
         return
     form = _form(names, args, kwargs, outs)
     if maker == 0:  # its second: its form
-        maker = _MAKERS[at] = None if form is None else _maker(form)
+        maker = makers[at] = None if form is None else _maker(form, sized)
     if maker is None or form != maker.form:
         return  # another form than the first call's: _key keeps it
     fast, _ = maker(args, kwargs, outs)

@@ -193,7 +193,7 @@ def test_templates_are_kept_by_form(monkeypatch):
     tensor lists of two lengths) keep templates under maker keys, later
     calls read them and not _key, and every report stays the rules'."""
     monkeypatch.setattr(tape, "_TEMPLATES", {})
-    monkeypatch.setattr(tape, "_MAKERS", {})
+    monkeypatch.setattr(tape, "_TEMPLATE_MAKERS", {})
     first = _reports(monkeypatch, "defer", tn.KeywordsAndLists)
     by_form = [k for k in tape._TEMPLATES if not isinstance(k[0], str)]
     assert by_form  # (a maker's key starts with its op's own object)
@@ -204,6 +204,43 @@ def test_templates_are_kept_by_form(monkeypatch):
     again = _reports(monkeypatch, "defer", tn.KeywordsAndLists)
     assert "cat" not in keyed and "_to_copy" not in keyed
     assert first == again == _reports(monkeypatch, "0", tn.KeywordsAndLists)
+
+
+class Widening(nn.Module):
+    """Convolutions, batch norms and concatenations of four widths, each
+    layer unlike the last (DenseNet's growth): one form per op, its sizes
+    new at every call."""
+
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.ModuleList(nn.Conv2d(3 + 4 * k, 4, 3, padding=1)
+                                   for k in range(4))
+        self.norms = nn.ModuleList(nn.BatchNorm2d(4) for _ in range(4))
+
+    def forward(self, x):
+        for conv, norm in zip(self.convs, self.norms):
+            x = torch.cat([x, torch.relu(norm(conv(x)))], 1)
+        return x
+
+
+def test_a_template_serves_every_size(monkeypatch):
+    """A record's template holds no sizes (_template_of), so
+    record_deferred keys it by the tensors' dtypes alone: after an op's
+    first two calls, its calls of other sizes find their template by form
+    and make no key of their own (_key), where a key with sizes would miss
+    at every new width. The reports stay the rules'."""
+    monkeypatch.setattr(tape, "_TEMPLATES", {})
+    monkeypatch.setattr(tape, "_TEMPLATE_MAKERS", {})
+    keyed = []
+    orig = tape._key
+    monkeypatch.setattr(tape, "_key",
+                        lambda *a: keyed.append(a[0]) or orig(*a))
+    monkeypatch.setenv("NNSCAN_REPLAY", "0")
+    monkeypatch.setenv("NNSCAN_MODULE_REPLAY", "0")
+    deferred = _reports(monkeypatch, "defer", Widening)
+    for op in ("convolution", "cat"):
+        assert 0 < keyed.count(op) <= 2, (op, keyed)
+    assert deferred == _reports(monkeypatch, "0", Widening)
 
 
 def test_a_name_packed_before_with_other_sizes_has_its_own(monkeypatch):
