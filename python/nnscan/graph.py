@@ -154,11 +154,14 @@ class Graph:
         if kind:
             self.param_kinds[name] = kind
 
+    _NODE_MARK = ""  # (_MarkedGraph's: "\4")
+
     def add_node(self, op, inputs, outputs, attrs=None, scope="", domain="",
                  source=""):
         k = self._nodes_made
         self._nodes_made = k + 1
-        name = f"{scope}/{op}_{k}" if scope else f"{op}_{k}"
+        mark = self._NODE_MARK
+        name = f"{mark}{scope}/{op}_{k}" if scope else f"{mark}{op}_{k}"
         self.nodes.append(_new_node(Node, (op, name, list(inputs),
                                            list(outputs),
                                            dict(attrs) if attrs else {},
@@ -204,17 +207,13 @@ class _MarkedGraph(Graph):
     """A graph whose numbering is left to the library (defer_numbering):
     the recorder's names marked, "\2" a value and "\4" a node."""
 
+    # its nodes' names marked as Graph.add_node makes them: one Node each,
+    # not a second one renamed (a _replace: 1 to 2 us a node)
+    _NODE_MARK = "\4"
+
     def new_name(self, stem="v"):
         self._counter += 1
         return f"\2{stem}{self._counter}"
-
-    def add_node(self, op, inputs, outputs, attrs=None, scope="",
-                 domain="", source=""):
-        name = Graph.add_node(self, op, inputs, outputs, attrs, scope,
-                              domain, source)
-        marked = "\4" + name
-        self.nodes[-1] = self.nodes[-1]._replace(name=marked)
-        return marked
 
 
 def build_packed(parts, names=None):
