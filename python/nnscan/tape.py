@@ -54,8 +54,9 @@ def numbering():
     default yet because CNN summaries are still slower on it, warm by
     its build and in a process's first summaries by its per-call record
     (bench/recording_profile.md, "Forty-fifth pass"), and on PyTorch
-    1.13 some are slower than on the day issue 46 was filed ("Forty-
-    sixth pass"), which that issue does not allow."""
+    1.13 MobileNet-V3-Small's first summary is at times slower than on
+    the day issue 46 was filed ("Forty-sixth pass"), which that issue
+    does not allow."""
     value = os.environ.get("NNSCAN_TAPE_NUMBERED")
     return value if value in ("1", "defer") else "0"
 
@@ -697,22 +698,21 @@ def _key_parts(kind, at, key, tensors, sized):
     """The key's expressions and the tensors' of one argument of `kind`,
     the argument written `at`; a tensor as its dtype and sizes, or its
     dtype alone where not `sized`."""
-    of = "(%s.dtype, %s.shape)" if sized else "%s.dtype"
+    def one(t):  # a tensor's item: its pair, or its dtype
+        return "(%s.dtype, %s.shape)" % (t, t) if sized else "%s.dtype" % t
     if kind == "t":
         key += ["%s.dtype" % at, "%s.shape" % at] if sized else \
             ["%s.dtype" % at]
         tensors.append(at)
-    elif kind == "o":  # a tensor or None: one item, a tensor's pair or None
-        key.append("None if %s is None else %s" % (at, of % (at, at)
-                                                    if sized else of % at))
+    elif kind == "o":  # a tensor or None: one item, a tensor's or None
+        key.append("None if %s is None else %s" % (at, one(at)))
         tensors.append("*(() if %s is None else (%s,))" % (at, at))
     elif kind == "i":
         key.append("tuple(%s)" % at)
     elif kind == "s":
         key += ["%s.__class__" % at, at]
-    else:  # "T": each tensor's pair, in one tuple whatever their number
-        key.append("tuple([%s for x in %s])" % (
-            of % ("x", "x") if sized else of % "x", at))
+    else:  # "T": each tensor's item, in one tuple whatever their number
+        key.append("tuple([%s for x in %s])" % (one("x"), at))
         tensors.append("*" + at)
 
 
