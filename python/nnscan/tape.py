@@ -419,7 +419,8 @@ def record_numbered(b, base, names, args, kwargs, out):
             if len(_NUMBERING) < _NUMBERING_MAX:
                 _NUMBERING[key] = plan
         if len(_NUMBERING) < _NUMBERING_MAX:
-            _remember(base, names, args, kwargs, outs, fold, plan)
+            _remember(base, names, args, kwargs, outs, fold, plan,
+                      _NUMBERING)
     if plan is None:
         return False
     if type(plan) is _Aliases:
@@ -762,9 +763,8 @@ def _kept_by_form(kept, base, names, args, kwargs, outs, fold):
     time (2 against 4.5 us a batch norm), without sizes for _TEMPLATES.
     (kept, None) where the op has no maker yet, the call is of another
     form, or `kept` has nothing under its key."""
-    maker = (_MAKERS if kept is _NUMBERING else _TEMPLATE_MAKERS).get(
-        (base, names, len(args), tuple(kwargs)) if kwargs
-        else (base, names, len(args)))
+    maker = _makers_of(kept).get((base, names, len(args), tuple(kwargs))
+                                 if kwargs else (base, names, len(args)))
     if maker:  # (None: not made, or no form; 0: called once)
         try:
             fast, tensors = maker(args, kwargs, outs)
@@ -775,15 +775,19 @@ def _kept_by_form(kept, base, names, args, kwargs, outs, fold):
     return kept, None
 
 
-def _remember(base, names, args, kwargs, outs, fold, plan, kept=None):
+def _makers_of(kept):
+    """The makers of the keys `kept` is keyed by: record_numbered's plans
+    (_NUMBERING) by sizes, record_deferred's templates without."""
+    return _MAKERS if kept is _NUMBERING else _TEMPLATE_MAKERS
+
+
+def _remember(base, names, args, kwargs, outs, fold, plan, kept):
     """Keeps `plan` under the call's key as its form makes it, once the
     form is known to be the call's: the op's second call makes it, as its
     form (an op called once pays no maker; a process's first summary pays
-    the makers of the ops it calls again). kept: the table it goes in,
-    _NUMBERING where None (record_deferred's: _TEMPLATES, keyed without
-    the tensors' sizes)."""
-    sized = kept is None or kept is _NUMBERING
-    makers = _MAKERS if sized else _TEMPLATE_MAKERS
+    the makers of the ops it calls again). kept: the table it goes in
+    (_NUMBERING, or _TEMPLATES)."""
+    makers = _makers_of(kept)
     at = (base, names, len(args), tuple(kwargs)) if kwargs else \
         (base, names, len(args))
     maker = makers.get(at, makers)
@@ -793,12 +797,12 @@ def _remember(base, names, args, kwargs, outs, fold, plan, kept=None):
         return
     form = _form(names, args, kwargs, outs)
     if maker == 0:  # its second: its form
-        maker = makers[at] = None if form is None else _maker(form, sized)
+        maker = makers[at] = None if form is None else \
+            _maker(form, makers is _MAKERS)
     if maker is None or form != maker.form:
         return  # another form than the first call's: _key keeps it
     fast, _ = maker(args, kwargs, outs)
-    (_NUMBERING if kept is None else kept)[
-        (fast, True) if fold is not None else fast] = plan
+    kept[(fast, True) if fold is not None else fast] = plan
 
 
 def _plan_of(base, names, args, kwargs, outs, fold=None):
