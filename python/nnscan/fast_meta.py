@@ -14,11 +14,13 @@ A call with keyword arguments (gelu's `approximate`, a factory's
 `device` and `dtype`) is answered from FAST_META_KW, whose kernels take
 (args, kwargs); FAST_META's are asked only for calls without them.
 
-PyTorch 1.13's meta kernels for the element-wise ops and the matrix
-products are C++ and cheaper than any Python answer, so only BatchNorm,
-LayerNorm and the hard activations (whose meta kernels are decompositions
-there too) are answered on 1.13. bench/recording_profile.py --ops prints
-each op's kernel time per forward, to find the next one.
+PyTorch 1.13's meta kernels for most element-wise ops and the matrix
+products are C++ and cheaper than any Python answer, so on 1.13 only the
+ops whose meta kernels are Python there too are answered: BatchNorm,
+LayerNorm, the hard activations, and KERNELS_113's (ReLU about 220 us a
+call, `where` 140, ReLU6's hardtanh 45, convolution 40).
+bench/recording_profile.py --ops prints each op's kernel time per
+forward, to find the next one.
 """
 import torch
 
@@ -28,13 +30,14 @@ from .meta_elementwise import (
     elementwise_meta, unary_meta, elementwise_inplace_meta, binary_meta,
     arith_meta, inplace_binary_meta, minmax_meta, softplus_meta, numbers_meta,
     where_meta, compare_meta, bitwise_meta, clone_meta,
-    hardtanh_meta, hardtanh_inplace_meta, masked_fill_meta, gelu_kw_meta)
+    hardtanh_meta, hardtanh_dense_meta, hardtanh_inplace_meta,
+    masked_fill_meta, gelu_kw_meta)
 from .meta_nn import (
     batch_norm_meta, layer_norm_meta, layer_norm_strided_meta,
     group_norm_meta, softmax_meta,
     plain_softmax_meta, softmax_backward_meta, mean_meta, vector_norm_meta,
     cumsum_meta, mm_meta, bmm_meta, addmm_meta, convolution_meta,
-    weight_norm_meta)
+    convolution_113_meta, weight_norm_meta)
 
 
 _aten = torch.ops.aten
@@ -47,6 +50,15 @@ FAST_META = {_aten.native_batch_norm.default: batch_norm_meta,
              _aten.hardsigmoid_.default: elementwise_inplace_meta,
              # a Python decomposition on 1.13 too (about 280 us a call)
              _aten.native_layer_norm.default: layer_norm_meta}
+
+# PyTorch 1.13's Python meta kernels that KERNELS_2X's answer otherwise
+# there (its reference lays an oddly strided input out otherwise; its
+# convolution reads the strides of dims of length 1): kernels of the
+# inputs both versions lay out alike (checked on every version)
+KERNELS_113 = {_aten.relu.default: elementwise_meta,
+               _aten.hardtanh.default: hardtanh_dense_meta,
+               _aten.where.self: where_meta,
+               _aten.convolution.default: convolution_113_meta}
 
 
 def _tables_2x():
@@ -171,6 +183,8 @@ if int(torch.__version__.split(".")[0]) >= 2:
     KERNELS_2X, KWARGS_2X = _tables_2x()
     FAST_META.update(KERNELS_2X)
     FAST_META_KW.update(KWARGS_2X)
+else:
+    FAST_META.update(KERNELS_113)
 
 
 def __getattr__(name):

@@ -377,6 +377,13 @@ def hardtanh_meta(args):
     return None if bounds is None else unary_meta(args[:1])
 
 
+def hardtanh_dense_meta(args):
+    """hardtanh_meta of a dense input only (elementwise_meta's): PyTorch
+    1.13's reference lays some oddly strided inputs out otherwise."""
+    bounds = _bounds(args)
+    return None if bounds is None else elementwise_meta(args[:1])
+
+
 def hardtanh_inplace_meta(args):
     """hardtanh_(x[, min_val[, max_val]]): x itself, as the meta kernel
     returns it, for a dense float x (elementwise_inplace_meta's inputs)."""

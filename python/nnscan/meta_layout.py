@@ -94,6 +94,18 @@ def plain(x):
     return isinstance(x, torch.Tensor) and x.is_meta and x.is_contiguous()
 
 
+def new_strides(x):
+    """x's strides are a new contiguous tensor's, those of its dims of
+    length 1 included: is_contiguous() ignores those, which PyTorch 1.13's
+    convolution reads to choose its output's layout."""
+    want = 1
+    for n, s in zip(reversed(x.shape), reversed(x.stride())):
+        if s != want:
+            return False
+        want *= n
+    return True
+
+
 def broadcast(s, t):
     """The broadcast of two shapes as a list, None where they do not
     broadcast: torch.broadcast_shapes' answer, which on PyTorch 2.x runs

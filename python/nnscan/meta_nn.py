@@ -3,7 +3,7 @@ products and convolution."""
 import torch
 
 from .meta_layout import (
-    META, broadcast, dense, empty_like, ints, number, plain)
+    META, broadcast, dense, empty_like, ints, new_strides, number, plain)
 
 
 _STATS_DTYPE = {torch.float16: torch.float32, torch.bfloat16: torch.float32,
@@ -298,6 +298,18 @@ def convolution_meta(args):
             return None
         out.append((size + 2 * p - d * (k - 1) - 1) // s + 1)
     return torch.empty(out, dtype=x.dtype, device=META)
+
+
+def convolution_113_meta(args):
+    """convolution_meta for PyTorch 1.13, whose meta kernel (Python, 40 us
+    a call) lays the output out channels-last where the input's or the
+    weight's strides look channels-last, which a contiguous tensor's can
+    (a depthwise weight converted to channels-last: its dim of length 1):
+    answers an input and a weight with a new tensor's strides only."""
+    if len(args) != 9 or not all(isinstance(t, torch.Tensor) and
+                                 new_strides(t) for t in args[:2]):
+        return None
+    return convolution_meta(args)
 
 
 def weight_norm_meta(args):

@@ -818,6 +818,115 @@ def test_activations_decline_what_they_do_not_cover():
     assert K[A.sigmoid.default]((torch.empty(2, 3),)) is None  # not meta
 
 
+# ---- PyTorch 1.13's table (KERNELS_113): kernels of the inputs both
+# versions lay out alike, checked against PyTorch's meta kernels on every
+# version ----
+
+K113 = fast_meta.KERNELS_113
+
+
+def _random_input(rng, dtypes):
+    """A meta tensor of random rank, sizes and dtype, contiguous,
+    transposed, channels-last, sliced or expanded."""
+    shape = [rng.choice([1, 2, 3, 5]) for _ in range(rng.randint(0, 5))]
+    x = torch.empty(shape, device="meta", dtype=rng.choice(dtypes))
+    how = rng.random()
+    if how < 0.2 and x.dim() >= 2:
+        x = x.transpose(0, 1)
+    elif how < 0.35 and x.dim() == 4:
+        x = x.contiguous(memory_format=torch.channels_last)
+    elif how < 0.45 and x.dim() >= 1:
+        x = x[..., ::2]
+    elif how < 0.55 and x.dim() >= 1 and shape[0] == 1:
+        x = x.expand(*([3] + shape[1:]))
+    return x
+
+
+def _agrees_or_declines(func, args):
+    """1 where the 1.13 kernel answers `args` with PyTorch's meta output
+    (shape, dtype, strides of dims longer than 1), 0 where it declines;
+    it must decline what PyTorch refuses (shapes that do not broadcast, a
+    kernel larger than the padded input)."""
+    ours = K113[func](args)
+    try:
+        theirs = func(*args)
+    except RuntimeError:
+        assert ours is None, args
+        return 0
+    if ours is None:
+        return 0
+    assert (ours.shape, ours.dtype) == (theirs.shape, theirs.dtype), args
+    assert [s for s, n in zip(ours.stride(), ours.shape) if n > 1] == \
+        [s for s, n in zip(theirs.stride(), theirs.shape) if n > 1], args
+    return 1
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_113_activations_and_where_lay_out_any_input_as_pytorch(seed):
+    """relu, hardtanh (any bounds, numbers or not) and where over random
+    inputs: answered as PyTorch's meta kernel answers them, or declined,
+    on 1.13 (where these kernels run) and 2.x alike."""
+    rng = random.Random(seed)
+    dtypes = (torch.float32, torch.float16, torch.bfloat16, torch.float64,
+              torch.int64, torch.bool)
+    answered = 0
+    for _ in range(400):
+        x = _random_input(rng, dtypes)
+        answered += _agrees_or_declines(A.relu.default, (x,))
+        bounds = rng.choice([(0.0, 6.0), (), (-1.0,), (6.0, 0.0), (0, 6),
+                             (True, 2.0)])
+        if bounds != (6.0, 0.0):  # (PyTorch 2.x answers it; 1.13 raises)
+            answered += _agrees_or_declines(A.hardtanh.default,
+                                            (x,) + bounds)
+        cond = _random_input(rng, (torch.bool, torch.float32))
+        answered += _agrees_or_declines(
+            A.where.self, (cond, x, _random_input(rng, dtypes)))
+    assert answered > 300  # dense float inputs are answered
+
+
+def test_113_hardtanh_declines_bounds_pytorch_refuses():
+    x = _meta(2, 8, 5, 5)
+    assert K113[A.hardtanh.default]((x, 6.0, 0.0)) is None
+    assert K113[A.hardtanh.default]((x, True, 6.0)) is None
+    assert K113[A.hardtanh.default]((x[:, :, ::2], 0.0, 6.0)) is None
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_113_convolution_lays_out_as_pytorch(seed):
+    """Random convolutions (1-3 spatial dims, groups, strides, padding,
+    dilation, dtypes), some of the 2-d ones' input or weight converted to
+    channels-last: answered with PyTorch's meta output or declined. A
+    depthwise weight converted to channels-last is contiguous all the
+    same, and PyTorch 1.13 lays that convolution's output out
+    channels-last: declined."""
+    rng = random.Random(seed)
+    answered = 0
+    for _ in range(600):
+        d = rng.randint(1, 3)
+        c = rng.choice([1, 2, 3, 4, 8])
+        groups = rng.choice([g for g in (1, 2, 4) if c % g == 0])
+        dt = rng.choice([torch.float32, torch.bfloat16, torch.float16])
+        x = _meta(rng.choice([1, 2]), c,
+                  *[rng.choice([1, 2, 3, 5, 8]) for _ in range(d)], dtype=dt)
+        w = _meta(groups * rng.randint(1, 3), c // groups,
+                  *[rng.randint(1, 3) for _ in range(d)], dtype=dt)
+        if d == 2 and rng.random() < 0.3:
+            w = w.to(memory_format=torch.channels_last)
+        if d == 2 and rng.random() < 0.3:
+            x = x.to(memory_format=torch.channels_last)
+        bias = _meta(w.shape[0], dtype=dt) if rng.random() < 0.5 else None
+        args = _conv_args(x, w, bias, [rng.randint(1, 2) for _ in range(d)],
+                          [rng.randint(0, 1) for _ in range(d)],
+                          [rng.randint(1, 2) for _ in range(d)], groups)
+        answered += _agrees_or_declines(A.convolution.default, args)
+    assert answered > 200
+    depthwise = _meta(16, 1, 3, 3).to(memory_format=torch.channels_last)
+    assert depthwise.is_contiguous() and depthwise.stride() == (9, 1, 3, 1)
+    assert K113[A.convolution.default](_conv_args(
+        _meta(1, 16, 8, 8), depthwise, None, [1, 1], [1, 1], [1, 1],
+        16)) is None
+
+
 CONV_CASES = {
     "2d": lambda: (_meta(2, 4, 9, 9), _meta(8, 4, 3, 3), _meta(8),
                    [1, 1], [1, 1], [1, 1], 1),
