@@ -4,7 +4,8 @@
 #
 #   tests/sid_chroot.sh setup DIR          # make (or reuse) the chroot
 #   tests/sid_chroot.sh test DIR LIBRARY   # onnx 1.20 conformance, then
-#                                          # python/tests (+ python/tests_hf)
+#                                          # python/tests (+ python/tests_hf),
+#                                          # then both against the rules
 #   tests/sid_chroot.sh shell DIR          # a shell in it, checkout at /nnscan
 #
 # setup: `debootstrap --variant=minbase sid DIR` from the host's own Debian
@@ -178,6 +179,15 @@ run_tests() { # DIR LIBRARY (a path inside the checkout)
   chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
     LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 NNSCAN_LIBRARY="/nnscan/${lib#"$ROOT"/}" \
     /bin/sh -c 'cd /nnscan/python && exec python3 -m pytest -q -p no:cacheprovider -rfEs "$@"' \
+    sh "${suites[@]}"
+  # Every summary of both suites made through the ops_map.py rules too and
+  # compared, report by report (tools/tape_same.py): the library's
+  # numbering, the default, against the rules on PyTorch 2.x, whose
+  # decompositions and models the host's suite does not see (about 7 min).
+  echo "== every summary on the library's numbering against the rules (tools/tape_same.py)"
+  chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+    LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 NNSCAN_LIBRARY="/nnscan/${lib#"$ROOT"/}" \
+    /bin/sh -c 'cd /nnscan/python && exec python3 ../tools/tape_same.py -q -p no:cacheprovider "$@"' \
     sh "${suites[@]}"
   # Repeated attention calls replayed (python/nnscan/replay.py) against
   # every call run, on decoders, encoders and an encoder-decoder of five
