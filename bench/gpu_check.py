@@ -382,7 +382,7 @@ def inspect_section():
 # ---- the numbered tape on CUDA models ----
 
 def _report(model, args, kwargs, numbered, **kw):
-    # the library's numbering (=defer) or the rules' (the default)
+    # the library's numbering (=defer, the default) or the rules' (=0)
     os.environ["NNSCAN_TAPE_NUMBERED"] = "defer" if numbered else "0"
     try:
         s = nnscan.summary(model, inputs=kwargs or args, file=False, **kw)

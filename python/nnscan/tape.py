@@ -45,20 +45,18 @@ def enabled():
 
 def numbering():
     """How calls of NUMBERED are named, NNSCAN_TAPE_NUMBERED's value:
-    "0" (the default, and any value but the two below) each call through
-    its ops_map.py rule; "defer" the library numbers their values and
-    nodes at the build, no plan asked per call (docs/tape.md, "Numbers the
-    library gives"); "1" the library plans each distinct call as it is
-    recorded and Python names by the plan. Every report is the same
-    either way (tools/tape_same.py); the library's numbering is not the
-    default yet because CNN summaries are still slower on it, warm by
-    its build and in a process's first summaries by its per-call record
-    (bench/recording_profile.md, "Forty-fifth pass"), and on PyTorch
-    1.13 MobileNet-V3-Small's first summary is at times slower than on
-    the day issue 46 was filed ("Forty-sixth pass"), which that issue
-    does not allow."""
+    "defer" (the default, and any value but the two below) the library
+    numbers their values and nodes at the build, no plan asked per call
+    (docs/tape.md, "Numbers the library gives"); "0" each call through its
+    ops_map.py rule, what the library's numbering is compared against
+    (tools/tape_same.py, bench/same_summary.py) until those rules go; "1"
+    the library plans each distinct call as it is recorded and Python
+    names by the plan. Every report is the same either way. The library's
+    numbering became the default once every summary measured was at least
+    as fast on it as on the day issues 45 and 46 were filed, on PyTorch
+    1.13 and 2.14 (bench/recording_profile.md, "Forty-seventh pass")."""
     value = os.environ.get("NNSCAN_TAPE_NUMBERED")
-    return value if value in ("1", "defer") else "0"
+    return value if value in ("0", "1") else "defer"
 
 
 def numbered():

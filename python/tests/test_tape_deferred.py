@@ -86,21 +86,22 @@ def test_an_outside_constant_read_after_made_ones(monkeypatch):
 
 
 @pytest.mark.parametrize("value", [None, "", "yes"])
-def test_the_default_is_the_rules(monkeypatch, value):
-    """NNSCAN_TAPE_NUMBERED unset, or set to anything but defer and 1: no
-    numbered call on the tape and no plan asked, as with =0; with =defer
-    the numbered calls go on the tape, still no plan asked, and every
-    report is the same."""
+def test_the_default_is_the_librarys_numbering(monkeypatch, value):
+    """NNSCAN_TAPE_NUMBERED unset, or set to anything but 0 and 1: the
+    numbered calls go on the tape and no plan is asked, as with =defer;
+    with =0 none goes on the tape (the rules), and every report is the
+    same."""
     asked = []
     monkeypatch.setattr(tape, "_plan", lambda *a: asked.append(a))
     _, reports, held = tn._reports(monkeypatch, numbered=value,
                                    model=tn.Mixed)
-    assert not any(len(c) > 2 for c in held[0].values())
-    _, deferred, numbered = tn._reports(monkeypatch, numbered="defer",
-                                        model=tn.Mixed)
-    assert any(len(c) > 2 for c in numbered[0].values())
+    assert any(len(c) > 2 for c in held[0].values())
+    assert tape.deferred()
+    _, rules, ruled = tn._reports(monkeypatch, numbered="0",
+                                  model=tn.Mixed)
+    assert not any(len(c) > 2 for c in ruled[0].values())
     assert asked == []
-    assert reports == deferred
+    assert reports == rules
 
 
 class Losses(nn.Module):

@@ -1,5 +1,5 @@
-"""The library's numbering (NNSCAN_TAPE_NUMBERED=defer) against the
-ops_map.py rules (=0, the default) on small functional patterns: every
+"""The library's numbering (NNSCAN_TAPE_NUMBERED=defer, the default)
+against the ops_map.py rules (=0) on small functional patterns: every
 report of summary() and of summary(backward=True) byte for byte. Each
 pattern reads constants from outside (plain tensor attributes, no
 parameter and no buffer) or parameters where a numbered call's rule and
