@@ -51,10 +51,11 @@ FAST_META = {_aten.native_batch_norm.default: batch_norm_meta,
              # a Python decomposition on 1.13 too (about 280 us a call)
              _aten.native_layer_norm.default: layer_norm_meta}
 
-# PyTorch 1.13's Python meta kernels that KERNELS_2X's answer otherwise
-# there (its reference lays an oddly strided input out otherwise; its
-# convolution reads the strides of dims of length 1): kernels of the
-# inputs both versions lay out alike (checked on every version)
+# PyTorch 1.13's meta kernels that are Python there too, answered on 1.13
+# for the inputs it lays out as 2.x does (KERNELS_2X's hardtanh and
+# convolution would answer more: 1.13's reference lays an oddly strided
+# input out otherwise, and its convolution reads the strides of dims of
+# length 1); checked against PyTorch's kernels on every version
 KERNELS_113 = {_aten.relu.default: elementwise_meta,
                _aten.hardtanh.default: hardtanh_dense_meta,
                _aten.where.self: where_meta,
