@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Which path each aten call a test suite records takes (issue 45, item 2:
+what `ops_map.py` still does once the library numbers the tape): runs
+pytest with the recorder's `record` wrapped and counts, per path and op,
+every recorded call of the suite's summaries:
+
+  library            record_deferred put it on the tape (the default)
+  library, planned   record_numbered did (a graph whose numbering is not
+                     deferred: NNSCAN_TAPE_NUMBERED=1, and backward.py's)
+  one-node           tape._one_node (the recorder names the one node)
+  t() held           a weight's t() held for the Gemm that reads it
+  ALIAS, CREATE      ops_map's declarative entries
+  unmapped           no entry: listed as uncounted
+  rule: WHY          the call's ops_map.py rule made its nodes: the
+                     deferred or planned record declined it (a cast a
+                     fused span may drop, an output its lowering may leave
+                     unwritten, a value kind the record has none of), or
+                     the op is not on the tape
+  rules mode         a test asked for the rules (NNSCAN_TAPE_NUMBERED=0)
+
+    cd python && ../tools/tape_paths.py tests -q > paths.txt
+
+Prints the counts per path, then every path but `library` by op, after
+pytest's own output (--out FILE first: there instead).
+"""
+import collections
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+
+COUNTS = collections.Counter()  # (path, op) -> calls
+_CALL = []  # per call being recorded: which tape functions answered
+
+
+def _noting(fn, key):
+    def run(*args):
+        got = fn(*args)
+        if _CALL:
+            _CALL[-1][key] = got
+        return got
+    return run
+
+
+def _path(b, base, rule, out, said):
+    import torch
+    from nnscan import _api, ops_map, tape
+    if not b.numbered:
+        return "rules mode"
+    if isinstance(out, torch.Tensor) and id(out) in b.pending_t:
+        return "t() held"
+    if rule is ops_map.ALIAS or rule is ops_map.CREATE:
+        return "ALIAS" if rule is ops_map.ALIAS else "CREATE"
+    if rule is None:
+        return "unmapped"
+    if said.get("deferred"):
+        return "library"
+    if said.get("planned"):
+        return "library, planned"
+    if said.get("one_node"):
+        return "one-node"
+    if "deferred" in said or "planned" in said:
+        why = "a copy or cast" if base == "_to_copy" else \
+            "an output left unwritten" if base in _api.ATEN_UNWRITTEN \
+            else "declined"
+        return "rule: " + why
+    if "one_node" in said:
+        return "rule: not one node"
+    return "rule: not on the tape" + (" (NUMBERED)" if base in
+                                      tape.NUMBERED else "")
+
+
+def install():
+    from nnscan import recorder, tape
+    tape.record_deferred = _noting(tape.record_deferred, "deferred")
+    tape.record_numbered = _noting(tape.record_numbered, "planned")
+    tape._one_node = _noting(tape._one_node, "one_node")
+    record = recorder.record
+
+    def counted(b, func, args, kwargs, out):
+        base, rule = (b.rules.get(func) or recorder._entry(b, func))[:2]
+        _CALL.append({})
+        try:
+            return record(b, func, args, kwargs, out)
+        finally:
+            said = _CALL.pop()
+            COUNTS[(_path(b, base, rule, out, said), base)] += 1
+    recorder.record = counted
+
+
+def report(out):
+    by_path = collections.Counter()
+    for (path, _), n in COUNTS.items():
+        by_path[path] += n
+    lines = ["%-32s %d" % kv for kv in by_path.most_common()] + [""]
+    for (path, op), n in sorted(COUNTS.items(),
+                                key=lambda kv: (kv[0][0], -kv[1])):
+        if path != "library":
+            lines.append("%-32s %-40s %d" % (path, op, n))
+    text = "\n".join(lines) + "\n"
+    if out:
+        with open(out, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+def main():
+    import pytest
+    args = sys.argv[1:]
+    out = None
+    if args[:1] == ["--out"]:
+        out, args = args[1], args[2:]
+    install()
+    status = pytest.main(args)
+    report(out)
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()
