@@ -761,8 +761,7 @@ def _kept_by_form(kept, base, names, args, kwargs, outs, fold):
     time (2 against 4.5 us a batch norm), without sizes for _TEMPLATES.
     (kept, None) where the op has no maker yet, the call is of another
     form, or `kept` has nothing under its key."""
-    maker = _makers_of(kept).get((base, names, len(args), tuple(kwargs))
-                                 if kwargs else (base, names, len(args)))
+    maker = _makers_of(kept).get(_maker_at(base, names, args, kwargs))
     if maker:  # (None: not made, or no form; 0: called once)
         try:
             fast, tensors = maker(args, kwargs, outs)
@@ -779,6 +778,13 @@ def _makers_of(kept):
     return _MAKERS if kept is _NUMBERING else _TEMPLATE_MAKERS
 
 
+def _maker_at(base, names, args, kwargs):
+    """The key of an op's maker in _makers_of's table: its op, schema
+    names, positional argument count and keyword arguments' names."""
+    return (base, names, len(args), tuple(kwargs)) if kwargs else \
+        (base, names, len(args))
+
+
 def _remember(base, names, args, kwargs, outs, fold, plan, kept):
     """Keeps `plan` under the call's key as its form makes it, once the
     form is known to be the call's: the op's second call makes it, as its
@@ -786,8 +792,7 @@ def _remember(base, names, args, kwargs, outs, fold, plan, kept):
     the makers of the ops it calls again). kept: the table it goes in
     (_NUMBERING, or _TEMPLATES)."""
     makers = _makers_of(kept)
-    at = (base, names, len(args), tuple(kwargs)) if kwargs else \
-        (base, names, len(args))
+    at = _maker_at(base, names, args, kwargs)
     maker = makers.get(at, makers)
     if maker is makers:  # the op's first call
         if len(makers) < _MAKERS_MAX:
