@@ -30,6 +30,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
+import torch  # noqa: E402
+from nnscan import _api, ops_map, recorder, tape  # noqa: E402
+
 COUNTS = collections.Counter()  # (path, op) -> calls
 _CALL = []  # per call being recorded: which tape functions answered
 
@@ -44,8 +47,6 @@ def _noting(fn, key):
 
 
 def _path(b, base, rule, out, said):
-    import torch
-    from nnscan import _api, ops_map, tape
     if not b.numbered:
         return "rules mode"
     if isinstance(out, torch.Tensor) and id(out) in b.pending_t:
@@ -72,7 +73,6 @@ def _path(b, base, rule, out, said):
 
 
 def install():
-    from nnscan import recorder, tape
     tape.record_deferred = _noting(tape.record_deferred, "deferred")
     tape.record_numbered = _noting(tape.record_numbered, "planned")
     tape._one_node = _noting(tape._one_node, "one_node")

@@ -17,6 +17,12 @@ def _meta(*shape, dtype=torch.float32, channels_last=False):
     return t.to(memory_format=torch.channels_last) if channels_last else t
 
 
+def _long_strides(t):
+    """t's strides of its dims longer than 1 (those of dims of length 1
+    carry no layout, and kernels may differ in them)."""
+    return [s for s, d in zip(t.stride(), t.shape) if d > 1]
+
+
 CASES = {
     "2d": lambda: (_meta(2, 8, 5, 5), 8, torch.float32),
     "channels_last": lambda: (_meta(2, 8, 5, 5, channels_last=True), 8,
@@ -54,8 +60,7 @@ def test_batch_norm_matches_pytorch_meta(case, affine, mode):
         assert o.is_meta
         assert (o.shape, o.dtype) == (t.shape, t.dtype)
         # strides of size-1 dims carry no layout
-        assert [s for s, d in zip(o.stride(), o.shape) if d > 1] == \
-            [s for s, d in zip(t.stride(), t.shape) if d > 1]
+        assert _long_strides(o) == _long_strides(t)
 
 
 def test_batch_norm_declines_what_it_does_not_cover():
@@ -120,8 +125,7 @@ def test_elementwise_matches_pytorch_meta(op, inplace, case):
     if inplace:
         assert ours is x
     assert (ours.shape, ours.dtype) == (theirs.shape, theirs.dtype)
-    assert [s for s, d in zip(ours.stride(), ours.shape) if d > 1] == \
-        [s for s, d in zip(theirs.stride(), theirs.shape) if d > 1]
+    assert _long_strides(ours) == _long_strides(theirs)
 
 
 def test_elementwise_declines_what_it_does_not_cover():
@@ -153,8 +157,7 @@ def _same_as_pytorch(func, args):
     assert ours is not None, (func, args)
     assert ours.is_meta
     assert (ours.shape, ours.dtype) == (theirs.shape, theirs.dtype)
-    assert [s for s, d in zip(ours.stride(), ours.shape) if d > 1] == \
-        [s for s, d in zip(theirs.stride(), theirs.shape) if d > 1]
+    assert _long_strides(ours) == _long_strides(theirs)
 
 
 BINARY_CASES = {
@@ -635,8 +638,7 @@ def test_binary_of_permuted_dense_matches_pytorch_meta(op, args):
     theirs = func(*a)
     assert ours is not None
     assert (ours.shape, ours.dtype) == (theirs.shape, theirs.dtype)
-    assert [s for s, d in zip(ours.stride(), ours.shape) if d > 1] == \
-        [s for s, d in zip(theirs.stride(), theirs.shape) if d > 1]
+    assert _long_strides(ours) == _long_strides(theirs)
 
 
 def test_binary_of_permuted_declines_what_it_does_not_cover():
@@ -856,8 +858,7 @@ def _agrees_or_declines(func, args):
     if ours is None:
         return 0
     assert (ours.shape, ours.dtype) == (theirs.shape, theirs.dtype), args
-    assert [s for s, n in zip(ours.stride(), ours.shape) if n > 1] == \
-        [s for s, n in zip(theirs.stride(), theirs.shape) if n > 1], args
+    assert _long_strides(ours) == _long_strides(theirs), args
     return 1
 
 
