@@ -567,7 +567,16 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
  *                   numbered calls before it (those whose counters N
  *                   reached); "\3" K.J the J-th output of the K-th
  *                   numbered call, named "vN" when written (or the
- *                   argument it is, for an alias). A kernel record then
+ *                   argument it is, for an alias). A tensor a numbered
+ *                   call reads first is "\5" KIND NAME: a parameter NAME
+ *                   of kind t, f, b or n (its initializer made where the
+ *                   call's nodes first read it), "\5c" K a constant from
+ *                   outside (named "constN" there), "\5i" K a backward
+ *                   graph's forward tensor (named "fwdN" there, no
+ *                   initializer: its input record, after the nodes,
+ *                   names it so), "\5u" K one the call's entry leaves
+ *                   unread (nns_aten_op_unread: named nowhere; a call
+ *                   whose nodes read one is refused). A kernel record then
  *                   counts nodes and calls: a node record, a numbered
  *                   call or an aten record making a node is one each.
  *   33 replay       (under deferred numbering only) u64 offset, u64
@@ -2508,6 +2517,17 @@ NNS_API int nns_aten_op_form(size_t i);
  * where a later op reads such an output first, and records the call
  * itself. */
 NNS_API unsigned nns_aten_op_unwritten(size_t i);
+/* The tensor arguments of aten entry i its lowering may leave unread, by
+ * schema name, space separated ("" for none, and past the last entry):
+ * "NAME" one it reads the sizes of at most (a pooling backward's input, a
+ * norm backward's saved statistics), "NAME/K" one it reads only when
+ * output K is computed (is not NULL, nor masked off by an output_mask: a
+ * convolution backward's input, for the weight's gradient), "NAME?" one
+ * it reads for some values of the other arguments only (a loss backward's
+ * total weight, read under a mean). A binding numbering its graph at the build (deferred names)
+ * names a tensor where the call's nodes first read it: it must not name
+ * one of these there, as the call leaves it unread. Static string. */
+NNS_API const char *nns_aten_op_unread(size_t i);
 /*
  * How the table lowers one call, as the recorder numbers what it makes
  * (packed record 30): what a binding that numbers its own nodes and values

@@ -343,29 +343,46 @@ static bool read_at_node(const nns__front *f, const char *name) {
 }
 
 /* Under deferred numbering: a tensor the call is the first to read
- * ("\5" KIND NAME: a parameter NAME of kind t, f, b or n (none), or a
- * constant from outside, c), its initializer made where the call's nodes
- * first read it, as the recorder's rule makes it: among the node's first
- * reads (fe_node_name lays those in the order the node reads them), but
- * a constant from outside the rule reads at its node; a constant numbered
- * "constN" there. */
-static const char *deferred_fresh(nns__front *f, const char *name) {
+ * ("\5" KIND NAME: a parameter NAME of kind t, f, b or n (none), a
+ * constant from outside, c, or a forward tensor a backward graph reads,
+ * i), its initializer made where the call's nodes first read it, as the
+ * recorder's rule makes it: among the node's first reads (fe_node_name
+ * lays those in the order the node reads them), but a tensor from outside
+ * the rule reads at its node; a constant numbered "constN" there, a
+ * forward tensor "fwdN" and no initializer (the graph input the recorder
+ * declares, after the nodes, under this name). "\5u" and one of those is
+ * a tensor the call's entry leaves unread (nns__aten_op.unread): named so
+ * only where `unread` allows it (a call nothing lowers, whose node reads
+ * every tensor argument, as the recorder's rule for it names them). */
+static const char *deferred_fresh_as(nns__front *f, const char *name,
+                                     bool unread) {
   void *found;
   const char *k = interned_in(f, &f->provisional, name, &found);
   const char *have = found;
   nns__front_value *v = k ? nns__front_value_of(f, k) : NULL;
   if (have || !v || v->meta.rank < 0)
     return have ? have : name;
-  char kind = name[1];
-  if (kind == 'c') {
-    char buf[32] = "const";
-    nns__front_decimal(buf + 5, f->at_ahead < f->n_ahead
-                                    ? f->ahead[f->at_ahead++]
-                                    : ++f->number);
-    f->constants++;
+  const char *tail = name + 1; /* KIND NAME */
+  if (*tail == 'u' && !unread)
+    return nns__err(f->err, NNS_E_ARG, -1, NULL,
+                    "the call reads tensor argument '%s', which its entry "
+                    "says it leaves unread (nns__aten_op.unread)",
+                    name + 1),
+           NULL;
+  tail += *tail == 'u';
+  char kind = *tail;
+  bool outside = kind == 'c' || kind == 'i';
+  if (outside) {
+    char buf[32];
+    size_t stem = kind == 'c' ? 5 : 3;
+    memcpy(buf, kind == 'c' ? "const" : "fwd", stem);
+    nns__front_decimal(buf + stem, f->at_ahead < f->n_ahead
+                                       ? f->ahead[f->at_ahead++]
+                                       : ++f->number);
+    f->constants += kind == 'c';
     have = nns__front_intern(f, buf);
   } else {
-    have = nns__front_intern(f, name + 2);
+    have = nns__front_intern(f, tail + 1);
   }
   if (!have || !nns__map_put(&f->provisional, k, (void *)have))
     return NULL;
@@ -374,7 +391,9 @@ static const char *deferred_fresh(nns__front *f, const char *name) {
     return NULL;
   w->meta = v->meta;
   w->weight = kind == 't' || kind == 'f' || kind == 'b';
-  bool late = kind == 'c' && read_at_node(f, name);
+  if (kind == 'i')
+    return have; /* an input: no initializer to lay out */
+  bool late = outside && read_at_node(f, name);
   if (!late && f->n_node_reads < 64)
     f->node_reads[f->n_node_reads++] = have;
   f->node_fresh = f->node_fresh || !late;
@@ -386,22 +405,28 @@ static const char *deferred_fresh(nns__front *f, const char *name) {
   return st == NNS_OK ? have : NULL;
 }
 
+static const char *deferred_fresh(nns__front *f, const char *name) {
+  return deferred_fresh_as(f, name, false);
+}
+
 /* Those of the call's first reads its nodes did not read, made after
- * its own (a parameter a call takes and leaves). */
+ * its own (a parameter a call takes and leaves), but those the recorder
+ * marked as left unread ("\5u" K: nns__aten_op.unread), which it names
+ * where a later call reads them. */
 nns_status nns__front_deferred_unread(nns__front *f) {
   nns_status st = NNS_OK;
   for (int k = 0; k < f->n_reads && k < 64 && st == NNS_OK; k++)
-    if (f->reads[k] && f->reads[k][0] == '\5' &&
+    if (f->reads[k] && f->reads[k][0] == '\5' && f->reads[k][1] != 'u' &&
         !deferred_fresh(f, f->reads[k]))
       st = f->err && f->err->code ? f->err->code : NNS_E_NOMEM;
   nns__builder_inits_after(f->b, -1);
   return st;
 }
 
-/* Under deferred numbering: whether `name` is a constant from outside
- * ("\5c" NAME) that deferred_fresh will number when read now. */
+/* Under deferred numbering: whether `name` is a tensor from outside
+ * ("\5c" or "\5i" NAME) that deferred_fresh will number when read now. */
 static bool outside_unread(nns__front *f, const char *name) {
-  if (name[0] != '\5' || name[1] != 'c')
+  if (name[0] != '\5' || (name[1] != 'c' && name[1] != 'i'))
     return false;
   void *found;
   const char *k = interned_in(f, &f->provisional, name, &found);
@@ -901,7 +926,7 @@ static nns_status name_first_reads(nns__front *f, const nns__aten_arg *args,
       const char *t = n == 1 && args[k].kind == NNS__AA_TENSOR
                           ? args[k].tensor
                           : args[k].tensors[j];
-      if (t && t[0] == '\5' && !deferred_fresh(f, t)) {
+      if (t && t[0] == '\5' && !deferred_fresh_as(f, t, true)) {
         nns__builder_inits_after(f->b, -1);
         return f->err && f->err->code
                    ? f->err->code
@@ -929,7 +954,8 @@ static nns_status unlowered(nns__front *f, const char *op, const char *name,
         ins[n_in++] = args[k].tensors[j];
   }
   for (size_t k = 0; f->deferred && k < n_in; k++)
-    if (ins[k] && ins[k][0] == '\5' && !(ins[k] = deferred_fresh(f, ins[k])))
+    if (ins[k] && ins[k][0] == '\5' &&
+        !(ins[k] = deferred_fresh_as(f, ins[k], true)))
       return nns__front_fail(f, NNS_E_NOMEM, "out of memory"); /* (named) */
   const char *real[64] = {NULL};
   int n_real = 0;
@@ -1118,6 +1144,11 @@ int nns_aten_op_form(size_t i) {
 unsigned nns_aten_op_unwritten(size_t i) {
   const nns__aten_op *e = nns__aten_entry(i);
   return e ? e->unwritten : 0;
+}
+
+const char *nns_aten_op_unread(size_t i) {
+  const nns__aten_op *e = nns__aten_entry(i);
+  return e && e->unread ? e->unread : "";
 }
 
 NNS__NAME_FN(nns_aten_arg_kind_name, NNS_ATEN_ARG_KIND_MAP)

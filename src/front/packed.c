@@ -515,6 +515,9 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
   case PK_VALUE_INFO:
     RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a) &&
        pk_dims(r, true, &d));
+    if (tag == PK_INPUT && r->deferred && s0 && s0[0] == '\5' &&
+        s0[1] == 'u')
+      return NNS_OK; /* a tensor no call read (nns__aten_op.unread) */
     {
       const char *const *syms = d.has_syms ? d.syms : NULL;
       return tag == PK_INPUT

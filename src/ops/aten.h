@@ -163,6 +163,16 @@ typedef struct nns__aten_op {
    * other rule reads its tensor arguments first: a recorder that leaves
    * the numbering to the library numbers such constants so (front.c) */
   bool reads_at_nodes;
+  /* the tensor arguments the rule may leave unread, by schema name, space
+   * separated: "NAME" one it reads the sizes of at most (a pooling
+   * backward's input, a norm backward's saved statistics), "NAME/K" one
+   * it reads only when output K is computed (a backward kernel's
+   * output_mask: a convolution's input for the weight's gradient), "NAME?"
+   * one it reads only for some values of the other arguments (a loss
+   * backward's total weight, under a mean). A recorder that leaves the numbering to
+   * the library at the build names a tensor where a node first reads it:
+   * it must not name one these leave unread (docs/tape.md) */
+  const char *unread;
 } nns__aten_op;
 
 /* A family's table: sorted by name, its entries unique over every

@@ -110,6 +110,11 @@ nns_status nns__aten_create(nns__aten_call *c);
 #define RULE_READS_AT_NODES(name, onnx, fn)                                    \
   {name, NNS__AF_RULE, onnx, fn, 0, true}
 
+/* A rule that may leave the tensor arguments `unread` unread
+ * (nns__aten_op.unread). */
+#define RULE_UNREAD(name, onnx, fn, unread)                                    \
+  {name, NNS__AF_RULE, onnx, fn, 0, false, unread}
+
 /* The families other than aten.c's own. */
 extern const nns__aten_family nns__aten_math;  /* aten_math.c */
 /* layout, indexing, scatter/gather, sorting and search */

@@ -1280,6 +1280,21 @@ static void c_aten_op_unwritten(void) {
   CHECK_EQ(nns_aten_op_unwritten(pool), 2u); /* output 1, the indices */
   CHECK_EQ(nns_aten_op_unwritten(relu), 0u);
 }
+/* Which tensor arguments an entry may leave unread: a static string,
+ * empty for an element-wise op and past the last entry. */
+static void c_aten_op_unread(void) {
+  CHECK_STR(nns_aten_op_unread((size_t)-1), "");
+  size_t n = 0, pool = (size_t)-1, relu = (size_t)-1;
+  for (; nns_aten_op(n, NULL); n++) {
+    if (!strcmp(nns_aten_op(n, NULL), "max_pool2d_with_indices_backward"))
+      pool = n;
+    if (!strcmp(nns_aten_op(n, NULL), "relu"))
+      relu = n;
+  }
+  CHECK_STR(nns_aten_op_unread(n), "");
+  CHECK_STR(nns_aten_op_unread(pool), "self"); /* its sizes only */
+  CHECK_STR(nns_aten_op_unread(relu), "");
+}
 static void c_aten_numbering(void) {
   nns_error e;
   nns_aten_numbering_info x = {.size = sizeof x};
@@ -1954,7 +1969,7 @@ static const entry exports[] = {
     E(write_stdio), E(report), E(report_shapes), E(table_new), E(table_free), E(table_add),
     E(table_add_row),
     E(table_row_count), E(report_table), E(report_plot), E(op_count), E(opset_max),
-    E(family_name), E(aten_op), E(aten_op_form), E(aten_op_unwritten), E(aten_numbering), E(aten_arg_kind_name), E(aten_form_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report),
+    E(family_name), E(aten_op), E(aten_op_form), E(aten_op_unwritten), E(aten_op_unread), E(aten_numbering), E(aten_arg_kind_name), E(aten_form_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report),
     E(json_check), E(text_clean),
     E(format_count), E(report_layers),
     E(inspection_create), E(inspection_free), E(inspection_add_module),

@@ -471,6 +471,119 @@ static void test_truncations(void) {
   }
 }
 
+/* A backward graph's forward tensors, read first by a numbered call
+ * ("\5i" K), are graph inputs "fwdN", numbered where the call's node
+ * reads them as constants from outside are, with no initializer: mul(x,
+ * F) at counters (0, 0) names F fwd1, its output v2; the recorder's
+ * input record for F, after the nodes, names it by its mark. A tensor
+ * marked "\5u" and a mark (one the call's entry says its lowering leaves
+ * unread: _adaptive_avg_pool2d_backward's self) is named nowhere, its
+ * input record dropped; a call whose nodes read one is refused, naming
+ * it; a call nothing lowers names it as the mark after the "u" says, its
+ * uncounted node reading every tensor argument. */
+static void w_input_23(wbuf *b, const char *name) { /* float [2, 3] */
+  w_u8(b, NNS_PACKED_INPUT);
+  w_str(b, name);
+  w_i32(b, NNS_DT_FLOAT);
+  w_i32(b, 2);
+  w_i64(b, 2);
+  w_i64(b, 3);
+  w_u8(b, 0);
+}
+
+static void test_forward_inputs_and_unread(void) {
+  wbuf a;
+  nns_error err;
+  w_start(&a);
+  w_deferred(&a);
+  w_names_inits(&a, 0, 0, 0);
+  w_aten(&a, "mul", "blk", "x", "\5" "i1", -1, "\3" "0.0");
+  w_names_inits(&a, 0, 0, 0);
+  w_aten_head(&a, "_adaptive_avg_pool2d_backward", "blk", 2);
+  w_arg(&a, "grad_output", NNS_ATEN_ARG_TENSOR);
+  w_tensor(&a, "\3" "0.0");
+  w_arg(&a, "self", NNS_ATEN_ARG_TENSOR);
+  w_tensor(&a, "\5" "ui2");
+  w_u32(&a, 1);
+  w_tensor(&a, "\3" "1.0");
+  w_input_23(&a, "\5" "i1");
+  w_input_23(&a, "\5" "ui2");
+  w_output(&a, "\3" "1.0");
+  nns_model *m = NULL;
+  CHECK_EQ(build(&a, &m, &err), NNS_OK);
+  if (m) {
+    CHECK_STR(value_name(m, 0, 1, true), "fwd1");
+    CHECK_STR(value_name(m, 0, 0, false), "v2");
+    CHECK_EQ(nns_model_input_count(m), 2);
+    size_t v = 0;
+    nns_value_info info = {.size = sizeof info};
+    CHECK_EQ(nns_model_input(m, 1, &v), NNS_OK);
+    CHECK_EQ(nns_model_value(m, v, &info), NNS_OK);
+    CHECK_STR(info.name, "fwd1");
+    for (size_t i = 0; i < nns_model_node_count(m); i++)
+      for (size_t k = 0; k < 4; k++) /* (no node reads fwd3, nor i2) */
+        CHECK(strcmp(value_name(m, i, k, true), "fwd3") != 0 &&
+              strcmp(value_name(m, i, k, true), "i2") != 0);
+    nns_analysis *an = NULL;
+    CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
+    CHECK_EQ(nns_model_analyze(m, NULL, &an, &err), NNS_OK);
+    nns_counts t = {.size = sizeof t};
+    CHECK_EQ(nns_analysis_total_counts(an, &t), NNS_OK);
+    CHECK_EQ(t.params, 0);
+    nns_analysis_free(an);
+  }
+  nns_model_free(m);
+  w_start(&a);
+  w_deferred(&a);
+  w_names_inits(&a, 0, 0, 0);
+  w_aten(&a, "mul", "blk", "x", "\5" "uc1", -1, "\3" "0.0");
+  w_output(&a, "\3" "0.0");
+  CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "leaves unread") != NULL);
+  CHECK(m == NULL);
+  /* ... but a call the table declines names it, as the rule names every
+   * tensor its uncounted node reads: the pooling's backward of no indices */
+  w_header(&a);
+  w_deferred(&a);
+  w_names_inits(&a, 0, 0, 0);
+  w_aten_head(&a, "max_pool2d_with_indices_backward", "blk", 3);
+  w_arg(&a, "grad_output", NNS_ATEN_ARG_TENSOR);
+  w_tensor(&a, "\5" "c1");
+  w_arg(&a, "self", NNS_ATEN_ARG_TENSOR);
+  w_tensor(&a, "\5" "uc2");
+  w_arg(&a, "indices", NNS_ATEN_ARG_TENSORS);
+  w_u32(&a, 0);
+  w_u32(&a, 1);
+  w_tensor(&a, "\3" "0.0");
+  w_output(&a, "\3" "0.0");
+  CHECK_EQ(build(&a, &m, &err), NNS_OK);
+  CHECK_EQ(nns_model_node_count(m), 1);
+  if (m) {
+    CHECK_STR(node_name(m, 0), "blk/max_pool2d_with_indices_backward_0");
+    CHECK_STR(value_name(m, 0, 0, true), "const1");
+    CHECK_STR(value_name(m, 0, 1, true), "const2");
+  }
+  nns_model_free(m);
+  /* the entries' lists (nns_aten_op_unread), as their lowerings read */
+  int found = 0;
+  for (size_t i = 0; nns_aten_op(i, NULL); i++) {
+    const char *op = nns_aten_op(i, NULL), *unread = nns_aten_op_unread(i);
+    CHECK(unread != NULL);
+    const char *want = !strcmp(op, "native_batch_norm_backward")
+                           ? "input/1 weight/0 running_mean running_var "
+                             "save_mean save_invstd"
+                       : !strcmp(op, "nll_loss_backward") ? "self total_weight?"
+                       : !strcmp(op, "relu")              ? ""
+                                                          : NULL;
+    if (want) {
+      found++;
+      CHECK_STR(unread, want);
+    }
+  }
+  CHECK_EQ(found, 3);
+  CHECK_STR(nns_aten_op_unread((size_t)-1), "");
+}
+
 int main(void) {
   RUN(test_numbers_shift);
   RUN(test_first_reads);
@@ -478,6 +591,7 @@ int main(void) {
   RUN(test_outside_read_at_its_node);
   RUN(test_outside_sliced);
   RUN(test_outside_read_unlowered);
+  RUN(test_forward_inputs_and_unread);
   RUN(test_inits_renamed);
   RUN(test_refused);
   RUN(test_truncations);
