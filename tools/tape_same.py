@@ -90,8 +90,9 @@ def _forms(s):
     out = [("json", s.to_json(version=2)), ("text", s.to_text()),
            ("csv", s.to_csv())]
     back = getattr(s, "backward", None)
-    if back is not None:
-        out.append(("backward", back.to_text()))
+    if back is not None:  # (its JSON names its inputs and values)
+        out += [("backward json", back.to_json(version=2)),
+                ("backward", back.to_text())]
     return out
 
 

@@ -233,6 +233,11 @@ ATEN_OPS = {}
 # op base name -> which outputs its lowering may leave unwritten (bit k:
 # output k; nns_aten_op_unwritten), for the ops that may
 ATEN_UNWRITTEN = {}
+# op base name -> (the tensor arguments its lowering may leave unread, by
+# schema name: {name: None (never read) or K (read when output K is
+# computed)}, the names of those it reads for some calls only)
+# (nns_aten_op_unread), for the ops that may leave one unread
+ATEN_UNREAD = {}
 TENSOR_ROLE = {}  # an inspection record's tensor roles (nns_tensor_role)
 COUNT_STYLE = {}  # nns_format_count's styles (nns_count_style)
 COL = {}  # the layer table's columns, word -> NNS_COL_* bit (nns_column_name)
@@ -280,6 +285,7 @@ FUNCTIONS = {
     "nns_aten_op": (c_char_p, [c_size_t, POINTER(c_char_p)]),
     "nns_aten_op_form": (c_int, [c_size_t]),
     "nns_aten_op_unwritten": (c_uint, [c_size_t]),
+    "nns_aten_op_unread": (c_char_p, [c_size_t]),
     "nns_aten_arg_kind_name": (c_char_p, [c_int]),
     "nns_aten_form_name": (c_char_p, [c_int]),
     "nns_aten_numbering": (c_status, [c_void_p, c_size_t,
@@ -539,6 +545,13 @@ def _read_words(cdll):
             to.value.decode())
         if cdll.nns_aten_op_unwritten(i):
             ATEN_UNWRITTEN[op] = cdll.nns_aten_op_unwritten(i)
+        unread = cdll.nns_aten_op_unread(i).decode().split()
+        if unread:
+            ATEN_UNREAD[op] = (
+                {n.partition("/")[0]: int(n.partition("/")[2])
+                 if "/" in n else None
+                 for n in unread if not n.endswith("?")},
+                frozenset(n[:-1] for n in unread if n.endswith("?")))
         i += 1
     i = 1
     while cdll.nns_dtype_name(i) != b"unknown":  # numbered 1.. without gaps

@@ -17,20 +17,28 @@ every op dispatched since the previous hook belongs to that node's module.
 (Gradient sums for a tensor used twice run just before its consumer node,
 and are charged to that node.)
 
-The backward ops are mapped by the same table (ops_map.py: the *_backward
-entries spell each gradient kernel as forward ops of equal work) into a
-second graph that the library analyses like any other; the result is
-`Summary.backward`, with per-module FLOPs and MACs beside the forward's.
+The backward ops are lowered as the forward's are (the library's aten
+table, whose *_backward entries spell each gradient kernel as forward ops
+of equal work; ops_map.py's rules for the calls the tape declines) into a
+second graph that the library analyses like any other, numbered by the
+library where the forward is (docs/tape.md, "A backward graph"); the
+result is `Summary.backward`, with per-module FLOPs and MACs beside the
+forward's.
 """
 import torch
 
-from . import recorder
+from . import recorder, tape
 from .graph import Graph
 from .recorder import Builder, _Mode, flatten
 
 
 class _BackwardBuilder(Builder):
-    """Forward tensors the backward reads are inputs of the backward graph."""
+    """Forward tensors the backward reads are inputs of the backward graph
+    ("fwdN": under the library's numbering, one a numbered call reads
+    first is named "\5i" K, and numbered, by the library)."""
+
+    reads_inputs = True
+    FIRST_READ = "\5i%d"
 
     def inp(self, t):
         if id(t) not in self.names and id(t) not in self.params \
@@ -56,6 +64,8 @@ def record_backward(rec):
     g.module_types = dict(rec.graph.module_types)
     g.module_calls = dict(rec.graph.module_calls)
     b = _BackwardBuilder(g, dict(fwd.params))
+    if b.numbered and tape.deferred():
+        g.defer_numbering()  # (before anything is named)
     state = {"start": 0}
 
     def on_node(scope):

@@ -493,9 +493,13 @@ def _pack_parts_with(g, s):
         out += [_TAG[_OPSET], s[d], _i64(_api.graph_opset() if d == "" else 1)]
     no_symbols = b"\0"
     values = g.values
+    inputs = []
     for name in g.inputs:
         dt, dims = values[name]
-        out += [_TAG[_INPUT], s[name], _i32(dt), _shape(dims), no_symbols]
+        inputs += [_TAG[_INPUT], s[name], _i32(dt), _shape(dims), no_symbols]
+    if not g.deferred:
+        out += inputs
+        inputs = None
     i32 = _I32s()
     aten = g.aten
     tensors = _Tensors(values, s, shapes) if aten else None
@@ -581,6 +585,9 @@ def _pack_parts_with(g, s):
         else:
             out += [tag + pair(first, count) for first, count in g.kernels]
     if g.deferred:
+        # the inputs too: a backward graph's forward tensors are named as
+        # they are read, "fwdN" numbered as constants are
+        out += inputs
         out += after
     for name in g.outputs:
         dt, dims = values[name]

@@ -2202,9 +2202,13 @@ def _bool():
 def batch_norm_backward(b, args, kw, out):
     """Eval mode: grad_input is a per-channel affine map of grad_output (one
     BatchNormalization's work); grad_weight = sum(grad * x_hat) and
-    grad_bias = sum(grad) over all but the channel axis."""
+    grad_bias = sum(grad) over all but the channel axis. A gradient its
+    output_mask leaves out is not computed, though PyTorch's meta kernel
+    returns a tensor for it (the CPU kernel returns none)."""
     g, x, w = args[0], args[1], args[2]
-    gi, gw, gb = (list(out) + [None, None, None])[:3]
+    mask = _arg(args, kw, 9, "output_mask", (True, True, True))
+    gi, gw, gb = [o if m else None for o, m in
+                  zip((list(out) + [None, None, None])[:3], mask)]
     c = int(x.shape[1])
     axes = [0] + list(range(2, _ndim(x)))
     if isinstance(gi, _tensor_type()):

@@ -131,6 +131,12 @@ def _call_if_alive(owner_ref, method, key, _ref):
 class Builder:
     """Names tensors and adds nodes; what an ops_map rule calls."""
 
+    # A tensor from outside, read first by a call the library numbers
+    # (tape._first_read): a constant, named "\5c" K for the library to
+    # number; a backward graph's builder reads forward tensors as inputs
+    reads_inputs = False
+    FIRST_READ = "\5c%d"
+
     def __init__(self, graph, params):
         self.g = graph
         self.names = {}      # id(tensor) -> value name

@@ -304,8 +304,9 @@ def _signature(named, tensors):
                 sig.append((name, "tensors", tuple(
                     None if x is None else (x.dtype, x.shape) for x in v)))
                 tensors.extend(x for x in v if x is not None)
-            elif all(type(x) is int for x in v):
-                sig.append((name, "ints", tuple(v)))
+            elif all(type(x) is int or type(x) is bool for x in v):
+                # (bools as 0 and 1: a backward kernel's output_mask)
+                sig.append((name, "ints", tuple(map(int, v))))
             else:
                 return None  # floats, Scalars: a kind the record has none of
         else:
@@ -356,6 +357,12 @@ def _key(base, names, args, kwargs, outs, tensors, sized=True):
     put(None)
     for o in outs:
         if not isinstance(o, _Tensor):
+            if o is None and not sized:
+                # an output PyTorch did not compute (a backward kernel's
+                # output_mask): a template's record has none there; a
+                # plan is asked of calls of tensors only
+                put(None)
+                continue
             return None
         put(o.dtype)
         put(o.shape if sized else None)
@@ -539,6 +546,10 @@ def record_deferred(b, base, names, args, kwargs, out):
     ins = [known(id(t)) for t in tensors]
     g = b.g
     if None in ins:
+        unread = _api.ATEN_UNREAD.get(base)
+        if unread is not None and not _name_unread(
+                b, unread, names, args, kwargs, outs, tensors, ins):
+            return False
         inp = b.inp
         for k, t in enumerate(tensors):
             if ins[k] is not None:
@@ -557,7 +568,8 @@ def record_deferred(b, base, names, args, kwargs, out):
     seq = g._deferred_calls
     g._deferred_calls = seq + 1
     declare = b._declare
-    out_names = [declare(o, "\3%d.%d" % (seq, j)) for j, o in enumerate(outs)]
+    out_names = [None if o is None else declare(o, "\3%d.%d" % (seq, j))
+                 for j, o in enumerate(outs)]
     scope = b.scope
     name = "\3n%d" % seq
     g.nodes.append(_node(Node, ("aten::" + base, name, ins, out_names, {},
@@ -568,12 +580,58 @@ def record_deferred(b, base, names, args, kwargs, out):
     return True
 
 
+def _name_unread(b, unread, names, args, kwargs, outs, tensors, ins):
+    """Names in `ins` the tensors new to the graph that the call's lowering
+    does not read (unread[0], by argument name: nns_aten_op_unread; NAME
+    never, NAME/K unless output K is computed) "\5u" and the name
+    _first_read would give, a name the recorder does not keep for them, so
+    a later read names them where the rule names them (and the library
+    names none, but where the table declines the call: its uncounted node
+    reads each, as the rule's does); False where one is new that the
+    lowering reads for some calls only (unread[1]): the call is the
+    rule's."""
+    g = b.g
+    never, maybe = unread
+    at = []  # the argument name of each of `tensors`
+    mask = ()
+    for name, v in _named(names, args, kwargs):
+        if isinstance(v, _Tensor):
+            at.append(name)
+        elif type(v) in _SEQUENCES:
+            at += [name for x in v if isinstance(x, _Tensor)]
+            if name == "output_mask":
+                mask = v
+    for k, t in enumerate(tensors):
+        if ins[k] is None and at[k] in maybe:
+            return False
+    for k, t in enumerate(tensors):
+        j = never.get(at[k], -1) if ins[k] is None else -1
+        # (an output masked off is not computed, though a meta kernel may
+        # return a tensor for it: BatchNorm's input gradient)
+        if j is None or j >= 0 and (j >= len(outs) or outs[j] is None
+                                    or j < len(mask) and not mask[j]):
+            p = b.params.get(id(t))
+            if p is not None:
+                mark = "\5u" + _KIND_MARK.get(p[1], "n") + p[0]
+            else:
+                g._deferred_consts += 1
+                mark = "\5u" + b.FIRST_READ[1:] % g._deferred_consts
+                if b.reads_inputs:  # (its record dropped where unnamed)
+                    g.inputs.append(mark)
+            ins[k] = mark
+            g.values[mark] = _Value(_DTYPE_OF.get(t.dtype) or
+                                    _onnx_dtype(t.dtype), tuple(t.shape))
+    return True
+
+
 def _first_read(b, t):
     """The name a deferred call reads tensor t by, t new to the graph:
     "\5" KIND NAME for a parameter (its initializer the library's to make
     where the call's nodes first read it, as the rule makes it where it
-    reads it), "\5c" K for a constant from outside (numbered there too);
-    the recorder names t so from then on (the library maps the name)."""
+    reads it), "\5c" K for a constant from outside (numbered there too),
+    "\5i" K for a backward graph's forward tensor (an input "fwdN",
+    numbered so); the recorder names t so from then on (the library maps
+    the name)."""
     g = b.g
     p = b.params.get(id(t))
     if p is None and id(t) in b.pending_t:
@@ -591,8 +649,12 @@ def _first_read(b, t):
         b.shape_of[name] = dims
         marked = "\5" + _KIND_MARK.get(kind, "n") + name
     else:
+        # a constant from outside, or in a backward graph a forward tensor:
+        # the graph input the recorder declares (backward._BackwardBuilder)
         g._deferred_consts += 1
-        marked = b._declare(t, "\5c%d" % g._deferred_consts)
+        marked = b._declare(t, b.FIRST_READ % g._deferred_consts)
+        if b.reads_inputs:
+            g.inputs.append(marked)
     g.values[marked] = value
     return marked
 
@@ -611,7 +673,7 @@ def _template_of(base, names, args, kwargs, outs):
     where its arguments or outputs are of a kind the record has none of."""
     from . import graph
     for o in outs:
-        if o.dtype.is_complex:
+        if o is not None and o.dtype.is_complex:
             return False
     sig = _signature(_named(names, args, kwargs), [])
     if sig is None:

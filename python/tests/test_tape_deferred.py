@@ -358,6 +358,82 @@ def test_a_backward_is_the_rules(monkeypatch):
         assert reports == _backward_reports(monkeypatch, "0", model)[1]
 
 
+class BackwardKernels(nn.Module):
+    """The backward kernels whose lowerings leave tensor arguments unread
+    (the table's `unread`, nns_aten_op_unread): BatchNorm in training (its
+    running and saved statistics), max pooling and adaptive average
+    pooling (their input, whose sizes alone they read), LayerNorm (its
+    saved statistics, its bias), an NLL loss under a mean (its input; its
+    total weight, read for a mean only: the rule's); and a first
+    convolution whose weight is frozen and which has no bias (outputs not
+    computed: its weight unread)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, bias=False)
+        self.conv.weight.requires_grad_(False)
+        self.bn = nn.BatchNorm2d(8)
+        self.pool = nn.MaxPool2d(2)
+        self.conv2 = nn.Conv2d(8, 8, 1)
+        self.avg = nn.AdaptiveAvgPool2d(2)
+        self.ln = nn.LayerNorm(32)
+        self.fc = nn.Linear(32, 5)
+        self.register_buffer("target", torch.tensor([3]))
+
+    def forward(self, x):                       # 1 x 3 x 8 x 8
+        x = self.pool(torch.relu(self.bn(self.conv(x))))
+        x = self.avg(self.conv2(x)).flatten(1)
+        logits = self.fc(self.ln(x))
+        return nn.functional.nll_loss(logits.log_softmax(-1), self.target)
+
+
+def test_a_backward_is_numbered_by_the_library(monkeypatch):
+    """summary(backward=True) of a model in training: its backward graph
+    is numbered by the library too, its kernels on the tape (their
+    output_mask a list of bools, packed as ints), its forward tensors
+    inputs "fwdN" named where the library's nodes first read them, those
+    its lowerings leave unread named by no call: every report the
+    rules'."""
+    from nnscan import backward
+    graphs = []
+    real = backward.record_backward
+
+    def record(rec):
+        g, b = real(rec)
+        graphs.append((g.deferred, {c[0] for c in g.aten.values()}))
+        return g, b
+    monkeypatch.setattr(backward, "record_backward", record)
+
+    def train():
+        return BackwardKernels().train()
+    deferred = _backward_reports(monkeypatch, "defer", train)[1]
+    assert graphs[-1][0]
+    assert {"native_batch_norm_backward", "max_pool2d_with_indices_backward",
+            "_adaptive_avg_pool2d_backward", "native_layer_norm_backward",
+            "convolution_backward"} <= graphs[-1][1]
+    rules = _backward_reports(monkeypatch, "0", train)[1]
+    assert not graphs[-1][0]
+    assert deferred == rules
+    assert '"name": "fwd' in deferred[3]
+
+
+def test_the_unread_arguments_are_the_schemas(monkeypatch):
+    """Every argument the table says a lowering leaves unread is one of
+    the op's tensor arguments in PyTorch's own schema (so a renamed
+    argument cannot make the list silently match nothing)."""
+    from nnscan import _api
+    _api.lib()
+    assert _api.ATEN_UNREAD
+    for op, (unread, maybe) in _api.ATEN_UNREAD.items():
+        schema = getattr(torch.ops.aten, op).default._schema
+        tensors = {a.name for a in schema.arguments
+                   if "Tensor" in str(a.type)}
+        assert set(unread) | maybe <= tensors, op
+        outputs = len(schema.returns)
+        assert all(k is None or 0 <= k < outputs
+                   for k in unread.values()), op
+
+
 def test_a_shape_disagreement_names_the_op_and_module(monkeypatch):
     """The shape self-test (torch_api.check_shapes) with the numbering
     left to the library: the library's names of the recorder's values
