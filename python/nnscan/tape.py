@@ -502,17 +502,13 @@ def record_deferred(b, base, names, args, kwargs, out):
     numbers by what the call took), the tensors it reads first marked for
     the library to name where its nodes read them (_first_read), no plan
     asked: only its record's template, kept per call key."""
-    if base == "_to_copy" and (b.in_fused or out.dtype == args[0].dtype) \
-            or base in _api.ATEN_UNWRITTEN:
+    if base == "_to_copy" and (b.in_fused or out.dtype == args[0].dtype):
         # a cast a fused call may drop (fused.DROPPED): the rule's Cast,
         # which the recorder numbers, so the numbers after it are the
         # rule's whether it is dropped or not; a copy to another device
         # (a sliding window's size, a CPU scalar each layer's cache slot
         # holds, moved to meta): the rule's alias, no node, so a layer's
-        # template reads no tensor from outside by name; a call whose
-        # lowering may leave an output unwritten (a pooling's indices):
-        # its rule, which makes that output a constant where a later op
-        # reads it first
+        # template reads no tensor from outside by name
         return False
     pending = b.pending_t
     folds = ()
@@ -568,7 +564,12 @@ def record_deferred(b, base, names, args, kwargs, out):
     seq = g._deferred_calls
     g._deferred_calls = seq + 1
     declare = b._declare
-    out_names = [None if o is None else declare(o, "\3%d.%d" % (seq, j))
+    # an output its lowering leaves unwritten (a pooling's indices:
+    # nns_aten_op_unwritten) is none of the record's, nor named: a later
+    # read names it, a constant, where the rule's later read does
+    unwritten = _api.ATEN_UNWRITTEN.get(base, 0)
+    out_names = [None if o is None or unwritten >> j & 1 else
+                 declare(o, "\3%d.%d" % (seq, j))
                  for j, o in enumerate(outs)]
     scope = b.scope
     name = "\3n%d" % seq

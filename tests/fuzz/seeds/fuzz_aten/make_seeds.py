@@ -7,7 +7,8 @@ argument kind over the target's prelude values (x, y, i, w) and a vector
 norm of order 3 (a lowering of four nodes and two constants), one silu
 record alone (what the target also asks nns_aten_numbering of), and a
 numbered broadcast_tensors (an export-family op lowered behind a shim);
-three of the models with the numbering left to the library (deferred_*);
+three of the models with the numbering left to the library (deferred_*),
+and a backward graph so (deferred_backward);
 the indexing model's calls (index off the leading dims, a mask's rows,
 alpha, a rounding mode) on both.
 
@@ -128,6 +129,20 @@ def main():
             with open(os.path.join(HERE, "deferred_" + name + ".bin"),
                       "wb") as f:
                 f.write(graph.pack(rec.graph)[8:])
+    # a backward graph numbered by the library (docs/tape.md, "A backward
+    # graph"): its forward tensors read first ("\5i" K, inputs packed
+    # after the nodes), those its kernels leave unread ("\5u"), a
+    # convolution's bias gradient not computed
+    from nnscan import backward
+    m = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1, bias=False),
+                      nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+                      nn.Flatten(1), nn.LayerNorm(16))
+    rec = recorder.record_model(m.train(), (torch.zeros(1, 3, 4, 4),),
+                                keep_graph=True)
+    bg, _ = backward.record_backward(rec)
+    assert bg.deferred
+    with open(os.path.join(HERE, "deferred_backward.bin"), "wb") as f:
+        f.write(graph.pack(bg)[8:])
     os.environ["NNSCAN_TAPE_NUMBERED"] = "0"
     with open(os.path.join(HERE, "every_kind.bin"), "wb") as f:
         f.write(synthetic())
