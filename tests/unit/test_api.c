@@ -1265,17 +1265,19 @@ static void c_aten_op_form(void) {
     CHECK(nns_aten_op_form(i) >= NNS_ATEN_UNARY &&
           nns_aten_op_form(i) <= NNS_ATEN_RULE);
 }
+/* The index of aten entry `op`, or the number of entries when none. */
+static size_t aten_entry(const char *op) {
+  size_t n = 0;
+  while (nns_aten_op(n, NULL) && strcmp(nns_aten_op(n, NULL), op))
+    n++;
+  return n;
+}
 /* Which outputs an entry may leave unwritten: a pooling's indices, none of
  * an element-wise op's; nothing past the last entry. */
 static void c_aten_op_unwritten(void) {
   CHECK_EQ(nns_aten_op_unwritten((size_t)-1), 0u);
-  size_t n = 0, pool = (size_t)-1, relu = (size_t)-1;
-  for (; nns_aten_op(n, NULL); n++) {
-    if (!strcmp(nns_aten_op(n, NULL), "max_pool2d_with_indices"))
-      pool = n;
-    if (!strcmp(nns_aten_op(n, NULL), "relu"))
-      relu = n;
-  }
+  size_t n = aten_entry(""), pool = aten_entry("max_pool2d_with_indices"),
+         relu = aten_entry("relu");
   CHECK_EQ(nns_aten_op_unwritten(n), 0u);
   CHECK_EQ(nns_aten_op_unwritten(pool), 2u); /* output 1, the indices */
   CHECK_EQ(nns_aten_op_unwritten(relu), 0u);
@@ -1284,13 +1286,9 @@ static void c_aten_op_unwritten(void) {
  * empty for an element-wise op and past the last entry. */
 static void c_aten_op_unread(void) {
   CHECK_STR(nns_aten_op_unread((size_t)-1), "");
-  size_t n = 0, pool = (size_t)-1, relu = (size_t)-1;
-  for (; nns_aten_op(n, NULL); n++) {
-    if (!strcmp(nns_aten_op(n, NULL), "max_pool2d_with_indices_backward"))
-      pool = n;
-    if (!strcmp(nns_aten_op(n, NULL), "relu"))
-      relu = n;
-  }
+  size_t n = aten_entry(""),
+         pool = aten_entry("max_pool2d_with_indices_backward"),
+         relu = aten_entry("relu");
   CHECK_STR(nns_aten_op_unread(n), "");
   CHECK_STR(nns_aten_op_unread(pool), "self"); /* its sizes only */
   CHECK_STR(nns_aten_op_unread(relu), "");
