@@ -362,15 +362,22 @@ static const char *deferred_fresh_as(nns__front *f, const char *name,
   nns__front_value *v = k ? nns__front_value_of(f, k) : NULL;
   if (have || !v || v->meta.rank < 0)
     return have ? have : name;
-  const char *tail = name + 1; /* KIND NAME */
-  if (*tail == 'u' && !unread)
+  const char *tail = name + 1; /* ["u"] KIND NAME */
+  bool marked_unread = *tail == 'u';
+  tail += marked_unread;
+  char kind = *tail;
+  if (!kind) /* "\5" or "\5u" and nothing: no kind, no name */
+    return nns__err(f->err, NNS_E_ARG, -1, NULL,
+                    "a tensor read first is named '\\5%s': no kind after "
+                    "its mark",
+                    name + 1),
+           NULL;
+  if (marked_unread && !unread)
     return nns__err(f->err, NNS_E_ARG, -1, NULL,
                     "the call reads tensor argument '%s', which its entry "
                     "says it leaves unread (nns__aten_op.unread)",
                     name + 1),
            NULL;
-  tail += *tail == 'u';
-  char kind = *tail;
   bool outside = kind == 'c' || kind == 'i';
   if (outside) {
     char buf[32];
@@ -956,7 +963,9 @@ static nns_status unlowered(nns__front *f, const char *op, const char *name,
   for (size_t k = 0; f->deferred && k < n_in; k++)
     if (ins[k] && ins[k][0] == '\5' &&
         !(ins[k] = deferred_fresh_as(f, ins[k], true)))
-      return nns__front_fail(f, NNS_E_NOMEM, "out of memory"); /* (named) */
+      return f->err && f->err->code
+                 ? f->err->code
+                 : nns__front_fail(f, NNS_E_NOMEM, "out of memory");
   const char *real[64] = {NULL};
   int n_real = 0;
   for (int k = 0; k < n_outs && n_real < 64; k++)

@@ -439,6 +439,20 @@ static void test_refused(void) {
   CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
   CHECK(strstr(err.message, "W") != NULL);
   CHECK(strstr(err.message, "out of memory") == NULL);
+  /* a tensor read first marked with no kind after its mark, read by a
+   * call the table lowers, and by one nothing lowers */
+  static const char *const kindless[] = {"\5", "\5" "u"};
+  static const char *const ops[] = {"mul", "frobnicate"};
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 2; j++) {
+      w_start(&a);
+      w_deferred(&a);
+      w_names_inits(&a, 0, 0, 0);
+      w_aten(&a, ops[j], "blk", "x", kindless[i], -1, "\3" "0.0");
+      CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
+      CHECK(strstr(err.message, "no kind") != NULL);
+      CHECK(m == NULL);
+    }
   w_start(&a); /* a names record that is not followed by its call */
   w_deferred(&a);
   w_names_inits(&a, 1, 0, 0);
