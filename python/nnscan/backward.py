@@ -37,8 +37,7 @@ class _BackwardBuilder(Builder):
     ("fwdN": under the library's numbering, one a numbered call reads
     first is named "\5i" K, and numbered, by the library)."""
 
-    reads_inputs = True
-    FIRST_READ = "\5i%d"
+    FIRST_READ = "i"
 
     def inp(self, t):
         if id(t) not in self.names and id(t) not in self.params \

@@ -131,11 +131,11 @@ def _call_if_alive(owner_ref, method, key, _ref):
 class Builder:
     """Names tensors and adds nodes; what an ops_map rule calls."""
 
-    # A tensor from outside, read first by a call the library numbers
-    # (tape._first_read): a constant, named "\5c" K for the library to
-    # number; a backward graph's builder reads forward tensors as inputs
-    reads_inputs = False
-    FIRST_READ = "\5c%d"
+    # The kind of a tensor from outside read first by a call the library
+    # numbers (tape._mark): a constant, "c", named "\5c" K for the library
+    # to number; a backward graph's builder reads forward tensors as
+    # inputs, "i"
+    FIRST_READ = "c"
 
     def __init__(self, graph, params):
         self.g = graph

@@ -611,15 +611,9 @@ def _name_unread(b, unread, names, args, kwargs, outs, tensors, ins):
         # return a tensor for it: BatchNorm's input gradient)
         if j is None or j >= 0 and (j >= len(outs) or outs[j] is None
                                     or j < len(mask) and not mask[j]):
-            p = b.params.get(id(t))
-            if p is not None:
-                mark = "\5u" + _KIND_MARK.get(p[1], "n") + p[0]
-            else:
-                g._deferred_consts += 1
-                mark = "\5u" + b.FIRST_READ[1:] % g._deferred_consts
-                if b.reads_inputs:  # (its record dropped where unnamed)
-                    g.inputs.append(mark)
-            ins[k] = mark
+            # (an input of a backward graph: its record dropped where no
+            # call names it)
+            ins[k] = mark = _mark(b, b.params.get(id(t)), "\5u")
             g.values[mark] = _Value(_DTYPE_OF.get(t.dtype) or
                                     _onnx_dtype(t.dtype), tuple(t.shape))
     return True
@@ -648,16 +642,27 @@ def _first_read(b, t):
         if kind:
             g.param_kinds[name] = kind
         b.shape_of[name] = dims
-        marked = "\5" + _KIND_MARK.get(kind, "n") + name
+        marked = _mark(b, p, "\5")
     else:
-        # a constant from outside, or in a backward graph a forward tensor:
-        # the graph input the recorder declares (backward._BackwardBuilder)
-        g._deferred_consts += 1
-        marked = b._declare(t, b.FIRST_READ % g._deferred_consts)
-        if b.reads_inputs:
-            g.inputs.append(marked)
+        marked = b._declare(t, _mark(b, None, "\5"))
     g.values[marked] = value
     return marked
+
+
+def _mark(b, p, prefix):
+    """`prefix` and KIND NAME, the mark of a tensor a deferred call reads
+    first: a parameter p's kind and name; else "c" K, a constant from
+    outside, or in a backward graph "i" K, a forward tensor, listed among
+    the graph's inputs where it is first read (Builder.FIRST_READ), K
+    the graph's count of them."""
+    if p is not None:
+        return prefix + _KIND_MARK.get(p[1], "n") + p[0]
+    g = b.g
+    g._deferred_consts += 1
+    mark = "%s%s%d" % (prefix, b.FIRST_READ, g._deferred_consts)
+    if b.FIRST_READ == "i":
+        g.inputs.append(mark)
+    return mark
 
 
 _KIND_MARK = {"trainable": "t", "frozen": "f", "buffer": "b"}
