@@ -89,9 +89,10 @@ MODELS = ("resnet50", "densenet121", "vit_b_16", "mobilenet_v3_small",
           "gpt2", "llama3_8b")
 
 
-# NNSCAN_TAPE_NUMBERED's values --tape-per-op and --c-build compare: the
-# rules, and the numbered tape (--numbered-as: "defer" the numbering left
-# to the library's build, the default; "1" a plan per call)
+# NNSCAN_TAPE_NUMBERED's values --tape-per-op, --c-build and --first
+# compare: the rules, and the numbered tape (the numbering left to the
+# library's build, the default; "1", a plan per call, was retired in
+# session 103)
 MODES = ("0", "defer")
 
 # --hf-layers: the hf: families built this many layers deep (0: hf_zoo's)
@@ -446,8 +447,7 @@ def against(name, other, runs, part="summary", library=None):
     has a new one; the architecture's cheap part known, as in a model's
     second summary), whose groups must be the same; part="pack" each
     package's graph._pack_parts of one graph this package recorded (on
-    the numbered tape with NNSCAN_TAPE_NUMBERED=1), whose bytes must be
-    the same. part="by_summary" times a process's first to seventh
+    the numbered tape, the default), whose bytes must be the same. part="by_summary" times a process's first to seventh
     summaries: each of --runs rounds forgets both packages' templates,
     kept recordings (summary_memo.py) and architectures (as a fresh
     process has none), then the two take turns
@@ -822,7 +822,7 @@ def sections(name, runs, setting=None):
 
 def tape_per_op(name, runs):
     """Per op of tape.NUMBERED, recorder.record's time a call with the
-    rules (NNSCAN_TAPE_NUMBERED=0) and with the numbered tape (=1), the two
+    rules (NNSCAN_TAPE_NUMBERED=0) and with the numbered tape, the two
     taking turns summary after summary in this process (medians of --runs
     of each op's total); and both summaries' medians. recorder.record is
     only the Python side: the tape's pack and lowering in C come on top."""
@@ -1058,102 +1058,6 @@ def collector(name, runs):
               "left to the collector", flush=True)
 
 
-# plan_costs's ways of recording (its doc)
-HOWS = ("rules", "rules-norep", "cold", "warm", "deferred")
-
-
-def plan_costs(name, runs):
-    """What a process's first numbered summary of the model pays once per
-    distinct call: the library asked how it lowers the call (tape._plan)
-    and the key makers of the ops called twice (tape._maker), timed with
-    every kept plan, maker and compiled form dropped first; and the whole
-    summary so (numbered, cold), with them kept (numbered, warm), through
-    the rules, through the rules without the call and layer replays
-    (rules-norep), and with the numbering left to the library, its
-    records' templates dropped first (deferred: no plan asked; it has no
-    replays yet), in turns (process time). Each summary forgets the kept
-    recordings, templates and architectures first (as a model's first
-    summary has none: else the later ones are built, and ask no plan);
-    medians of --runs."""
-    import importlib
-    import nnscan
-    from nnscan import tape
-    built = build_or_say(name)
-    if built is None:
-        return
-    model, args, kwargs = built
-    inputs = args[0] if args else kwargs
-    was = os.environ.get("NNSCAN_TAPE_NUMBERED")
-    spent = collections.defaultdict(list)
-    whole = collections.defaultdict(list)
-    originals = {f: getattr(tape, f) for f in ("_plan", "_maker")}
-    acc = {f: [0, 0.0] for f in originals}
-
-    def timed(f):
-        def run(*a):
-            t = time.perf_counter()
-            try:
-                return originals[f](*a)
-            finally:
-                acc[f][0] += 1
-                acc[f][1] += time.perf_counter() - t
-        return run
-
-    def summary(how):
-        for m in ("layer_groups", "module_replay", "replay", "summary_memo"):
-            importlib.import_module("nnscan." + m).forget()
-        # (the ops' forms too, whatever the path: a process's first
-        # summary finds none; they are kept per path)
-        tape._FORMS.clear()
-        if how in ("cold", "deferred"):
-            for kept in ("_NUMBERING", "_MAKERS", "_FORM_CODE", "_TEMPLATES",
-                         "_TEMPLATE_MAKERS"):
-                getattr(tape, kept).clear()
-        for v in ("NNSCAN_REPLAY", "NNSCAN_MODULE_REPLAY"):
-            if how == "rules-norep":
-                os.environ[v] = "0"
-            else:
-                os.environ.pop(v, None)
-        if how.startswith("rules"):
-            os.environ["NNSCAN_TAPE_NUMBERED"] = "0"
-        else:
-            os.environ["NNSCAN_TAPE_NUMBERED"] = \
-                "defer" if how == "deferred" else "1"
-        for f in acc:
-            acc[f] = [0, 0.0]
-        t = time.process_time()
-        nnscan.summary(model, inputs=inputs, file=False)
-        whole[how].append(time.process_time() - t)
-        if how == "cold":
-            for f, (n, t) in acc.items():
-                spent[f].append((n, t))
-    try:
-        for f in originals:
-            setattr(tape, f, timed(f))
-        summary("warm")  # (this process's first: its imports)
-        whole.clear()
-        for _ in range(runs):
-            for how in HOWS:
-                summary(how)
-    finally:
-        for f, fn in originals.items():
-            setattr(tape, f, fn)
-        if was is None:
-            os.environ.pop("NNSCAN_TAPE_NUMBERED", None)
-        else:
-            os.environ["NNSCAN_TAPE_NUMBERED"] = was
-    med = statistics.median
-    parts = []
-    for f, what in (("_plan", "plans"), ("_maker", "key makers")):
-        n = spent[f][0][0]
-        t = med(t for _, t in spent[f])
-        parts.append(f"{n} {what} {t * 1e3:.2f} ms"
-                     f" ({t / max(n, 1) * 1e6:.1f} us each)")
-    sums = ", ".join(f"{how} {med(whole[how]) * 1e3:.1f}" for how in HOWS)
-    print(f"{name}: a first summary's " + ", ".join(parts) +
-          f"; the summary: {sums} ms (medians of {runs})")
-
-
 def hand_over_parts(name, runs):
     """What masks.hand_over spends a summary on: each shadow computation
     it runs (the ops of the masks the library asked for, and of their
@@ -1209,144 +1113,14 @@ def hand_over_parts(name, runs):
         print(f"  {t * 1e3:8.2f} ms  {n:3d}x  {k}")
 
 
-def slow_keys(name):
-    """On the numbered tape, the calls of a model's third summary (the
-    makers of its ops all made) whose plan was not found through their
-    form's maker (tape._maker) but by walking the arguments (tape._key):
-    per op, slow keys of calls. A form is an op's second call's, so a
-    call of another form walks every time (tape._form's doc)."""
-    import nnscan
-    from nnscan import tape
-    built = build_or_say(name)
-    if built is None:
-        return
-    model, args, kwargs = built
-    inputs = args[0] if args else kwargs
-    was = os.environ.get("NNSCAN_TAPE_NUMBERED")
-    os.environ["NNSCAN_TAPE_NUMBERED"] = "1"
-    walked, calls = collections.Counter(), collections.Counter()
-    key, numbered = tape._key, tape.record_numbered
-
-    def counted_key(base, *a):
-        walked[base] += 1
-        return key(base, *a)
-
-    def counted_call(b, base, *a):
-        calls[base] += 1
-        return numbered(b, base, *a)
-    try:
-        for _ in range(2):
-            nnscan.summary(model, inputs=inputs, file=False)
-        tape._key, tape.record_numbered = counted_key, counted_call
-        nnscan.summary(model, inputs=inputs, file=False)
-    finally:
-        tape._key, tape.record_numbered = key, numbered
-        if was is None:
-            os.environ.pop("NNSCAN_TAPE_NUMBERED", None)
-        else:
-            os.environ["NNSCAN_TAPE_NUMBERED"] = was
-    ops = ", ".join(f"{op} {walked[op]} of {calls[op]}"
-                    for op, _ in walked.most_common())
-    print(f"{name}: {sum(walked.values())} slow keys of "
-          f"{sum(calls.values())} numbered calls" + (f" ({ops})" if ops
-                                                      else ""))
-
-
-def tape_census(names):
-    """With the numbered tape on (NNSCAN_TAPE_NUMBERED=1), each recorded
-    aten call that records something, by what took it: "tape" (the
-    library lowers and names it), "one node" (the tape's one-node calls,
-    the recorder naming the node), or why its ops_map.py rule did. The
-    reasons are read after the call, from the recorder's state and
-    tape._NUMBERING, as tape.record_numbered decides them: "t() read"
-    (a weight's pending t() read other than as a product's right
-    operand, or the weight changed in place), "no key" (an argument or
-    output of no record kind), "no plan" (the table does not lower the
-    call, or an output is an alias or unwritten), "unnamed" (a tensor
-    from outside, or a parameter read first by a call that makes
-    constants), and "not numbered" (an op outside tape.NUMBERED; views
-    that only rename, made tensors and the weight's t() itself are the
-    recorder's naming and not counted). One summary per model; the
-    totals over all of them, then the ops whose calls keep their rules,
-    most first."""
-    import nnscan
-    from nnscan import ops_map, recorder, tape
-    os.environ["NNSCAN_TAPE_NUMBERED"] = "1"
-    why = collections.Counter()
-    numbered = tape.record_numbered
-
-    def census(b, base, names, args, kwargs, out):
-        taken = numbered(b, base, names, args, kwargs, out)
-        if taken:
-            why["tape", base] += 1
-            return taken
-        outs = out if type(out) in tape._SEQUENCES else (out,)
-        pending = [a for a in args if id(a) in b.pending_t
-                   and id(a) not in b.names]
-        key = tape._key(base, names, args, kwargs, outs, [])
-        if pending:
-            why["t() read", base] += 1
-        elif key is None or not outs:
-            why["no key", base] += 1
-        elif tape._NUMBERING.get(key) is None:
-            why["no plan", base] += 1
-        else:
-            why["unnamed", base] += 1
-        return taken
-    record = recorder.record
-    taped = tape.record
-
-    def one(b, entry, base, *rest):
-        seen = why["tape", base]
-        taken = taped(b, entry, base, *rest)
-        if taken and why["tape", base] == seen:
-            why["one node", base] += 1
-        return taken
-
-    def counted(b, func, args, kwargs, out):
-        e = b.rules.get(func) or recorder._entry(b, func)
-        base, rule, folds = e[0], e[1], e[5]
-        seen = sum(why.values())
-        got = record(b, func, args, kwargs, out)
-        if sum(why.values()) == seen and not folds and rule not in (
-                None, ops_map.ALIAS, ops_map.CREATE) and any(
-                isinstance(o, torch.Tensor) for o in ops_map._outs(out)):
-            why["not numbered", base] += 1  # its rule, the tape not asked
-        return got
-    import torch
-    tape.record_numbered, recorder.record = census, counted
-    tape.record = one
-    try:
-        for name in names:
-            built = build_or_say(name)
-            if built is not None:
-                model, args, kwargs = built
-                nnscan.summary(model, inputs=args[0] if args else kwargs,
-                               file=False)
-    finally:
-        tape.record_numbered, recorder.record = numbered, record
-        tape.record = taped
-    totals = collections.Counter()
-    for (reason, _), n in why.items():
-        totals[reason] += n
-    calls = sum(totals.values())
-    print(f"{len(names)} models, {calls} calls:")
-    for reason, n in totals.most_common():
-        print(f"  {reason:<14} {n:7d}  {100 * n / calls:5.1f} %")
-    print("  calls kept by their rules, by op:")
-    for (reason, base), n in why.most_common():
-        if reason not in ("tape", "one node"):
-            print(f"  {reason:<14} {base:<28} {n:6d}")
-
-
 def first_summary(name, runs):
     """A process's first nnscan.summary of the model, rules against the
     numbered tape: --runs fresh processes each, taking turns, each timing
     its first summary of the model (after one of a one-Linear model, so
     the imports, the library's load and the recorder's own first calls
-    are not in it) and its second; medians. What the numbered tape's
-    plans cost while none is kept yet (tape._plan: one
-    nns_aten_numbering per distinct call, counted). And the rules' first
+    are not in it) and its second; medians; and the record templates
+    made (tape._template_of: one per distinct call, what the numbered
+    tape makes while none is kept yet). And the rules' first
     summary in a process that ran gc.collect() before it: what of a first
     summary is Python's full collection, due when it starts."""
     import subprocess
@@ -1361,11 +1135,11 @@ def first_summary(name, runs):
         "x = args[0] if args else kwargs\n"
         "nnscan.summary(torch.nn.Linear(4, 4), inputs=(torch.zeros(1, 4),),"
         " file=False)\n"
-        "asked, plan = [0], tape._plan\n"
+        "made, template_of = [0], tape._template_of\n"
         "def counted(*a):\n"
-        "    asked[0] += 1\n"
-        "    return plan(*a)\n"
-        "tape._plan = counted\n"
+        "    made[0] += 1\n"
+        "    return template_of(*a)\n"
+        "tape._template_of = counted\n"
         "if os.environ.get('NNSCAN_BENCH_COLLECT'):\n"
         "    import gc; gc.collect()\n"
         "t = time.process_time()\n"
@@ -1374,10 +1148,10 @@ def first_summary(name, runs):
         "t = time.process_time()\n"
         "nnscan.summary(model, inputs=x, file=False)\n"
         "b = time.process_time() - t\n"
-        "print(a, b, asked[0])\n") % (
+        "print(a, b, made[0])\n") % (
             HERE, os.path.join(HERE, "..", "python", "tests_hf"),
             torch_threads(), name)
-    tape_mode = MODES[1]  # --numbered-as
+    tape_mode = MODES[1]
     got = {m: [] for m in ("0", tape_mode, "0c")}
     for _ in range(runs):
         for m in got:
@@ -1394,7 +1168,7 @@ def first_summary(name, runs):
         rows = got[m]
         print(f"{name}: {what}: first summary "
               f"{med(r[0] for r in rows) * 1e3:.1f} ms, second "
-              f"{med(r[1] for r in rows) * 1e3:.1f} ms, plans asked "
+              f"{med(r[1] for r in rows) * 1e3:.1f} ms, templates made "
               f"{int(rows[0][2])} (medians of {runs} processes)")
 
 
@@ -1415,19 +1189,9 @@ def main():
     ap.add_argument("--floor", action="store_true",
                     help="the cumulative table down to the floor (--floor's "
                     "doc: floor())")
-    ap.add_argument("--numbered-as", default="defer", choices=("1", "defer"),
-                    help="the numbered tape --tape-per-op, --c-build and "
-                    "--first compare with the rules: NNSCAN_TAPE_NUMBERED's "
-                    "value (default: the default's, defer)")
     ap.add_argument("--tape-per-op", action="store_true",
                     help="recorder.record per op, rules against the numbered "
                     "tape (tape_per_op()'s doc)")
-    ap.add_argument("--slow-keys", action="store_true",
-                    help="numbered calls of a second summary keyed the "
-                    "slow way (slow_keys()'s doc)")
-    ap.add_argument("--tape-census", action="store_true",
-                    help="calls the numbered tape takes, and why the others "
-                    "keep their rules (tape_census()'s doc)")
     ap.add_argument("--first", action="store_true",
                     help="a fresh process's first summary, rules against "
                     "the numbered tape (first_summary()'s doc)")
@@ -1443,9 +1207,6 @@ def main():
                     "under valgrind --tool=callgrind, K=3 less K=0 is three "
                     "summaries' instructions (a collection due in between "
                     "would add a walk of every object the process holds)")
-    ap.add_argument("--plans", action="store_true",
-                    help="what a first numbered summary pays per distinct "
-                    "call: plans and key makers (plan_costs()'s doc)")
     ap.add_argument("--save-packed", metavar="DIR",
                     help="write each model's packed graph, rules and "
                     "numbered, for bench/packed_build.c (save_packed()'s "
@@ -1480,16 +1241,12 @@ def main():
                     default="summary",
                     help="with --against: what is timed (against()'s doc)")
     a = ap.parse_args()
-    global HF_LAYERS, MODES
+    global HF_LAYERS
     HF_LAYERS = a.hf_layers
-    MODES = ("0", a.numbered_as)
     import torch
     torch.set_num_threads(a.threads)
     warnings.simplefilter("ignore")
     print(f"torch {torch.__version__}, process_time medians of {a.runs}")
-    if a.tape_census:
-        tape_census(a.models.split(","))
-        return
     if a.repeat is not None:
         import nnscan
         for name in a.models.split(","):
@@ -1507,10 +1264,8 @@ def main():
              (a.against_env, lambda n: against_env(n, a.against_env,
                                                    a.runs)),
              (a.tape_per_op, lambda n: tape_per_op(n, a.runs)),
-             (a.slow_keys, slow_keys),
              (a.first, lambda n: first_summary(n, a.runs)),
              (a.hand_over, lambda n: hand_over_parts(n, a.runs)),
-             (a.plans, lambda n: plan_costs(n, a.runs)),
              (a.save_packed, lambda n: save_packed(n, a.save_packed)),
              (a.collector, lambda n: collector(n, a.runs)),
              (a.layer_replays, layer_replays),

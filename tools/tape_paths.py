@@ -5,18 +5,14 @@ pytest with the recorder's `record` wrapped and counts, per path and op,
 every recorded call of the suite's summaries:
 
   library            record_deferred put it on the tape (the default)
-  library, planned   record_numbered did (a graph whose numbering is not
-                     deferred: NNSCAN_TAPE_NUMBERED=1; backward.py's too
-                     before session 102)
   one-node           tape._one_node (the recorder names the one node)
   t() held           a weight's t() held for the Gemm that reads it
   ALIAS, CREATE      ops_map's declarative entries
   unmapped           no entry: listed as uncounted
   rule: WHY          the call's ops_map.py rule made its nodes: the
-                     deferred or planned record declined it (a cast a
-                     fused span may drop, a value kind the record has
-                     none of; for a plan, an output its lowering may
-                     leave unwritten), or the op is not on the tape
+                     deferred record declined it (a cast a fused span
+                     may drop, a value kind the record has none of), or
+                     the op is not on the tape
   rules mode         a test asked for the rules (NNSCAN_TAPE_NUMBERED=0)
 
     cd python && ../tools/tape_paths.py tests -q > paths.txt
@@ -32,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
 import torch  # noqa: E402
-from nnscan import _api, ops_map, recorder, tape  # noqa: E402
+from nnscan import ops_map, recorder, tape  # noqa: E402
 
 COUNTS = collections.Counter()  # (path, op) -> calls
 _CALL = []  # per call being recorded: which tape functions answered
@@ -58,17 +54,11 @@ def _path(b, base, rule, out, said):
         return "unmapped"
     if said.get("deferred"):
         return "library"
-    if said.get("planned"):
-        return "library, planned"
     if said.get("one_node"):
         return "one-node"
-    if "deferred" in said or "planned" in said:
-        # (an output left unwritten: the plans' reason only, since
-        # session 102 no longer the deferred records')
-        why = "a copy or cast" if base == "_to_copy" else \
-            "an output left unwritten" if base in _api.ATEN_UNWRITTEN \
-            and "deferred" not in said else "declined"
-        return "rule: " + why
+    if "deferred" in said:
+        return "rule: " + ("a copy or cast" if base == "_to_copy"
+                           else "declined")
     if "one_node" in said:
         return "rule: not one node"
     return "rule: not on the tape" + (" (NUMBERED)" if base in
@@ -77,7 +67,6 @@ def _path(b, base, rule, out, said):
 
 def install():
     tape.record_deferred = _noting(tape.record_deferred, "deferred")
-    tape.record_numbered = _noting(tape.record_numbered, "planned")
     tape._one_node = _noting(tape._one_node, "one_node")
     record = recorder.record
 

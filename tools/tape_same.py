@@ -5,8 +5,8 @@ byte identity of the reports before and after the move, on every call
 of the suites, not only on the zoos' models).
 
 Runs pytest with NNSCAN_TAPE_NUMBERED=defer (every API of the suite on
-the numbered tape, the library numbering; `--as 1` the numbering
-planned per call) and nnscan.summary wrapped: each call is made
+the numbered tape, the library numbering) and nnscan.summary wrapped:
+each call is made
 first with =0 (into a string: what a test prints is the second call's),
 then with the tape's value as the test asked, PyTorch's random state put
 back in between (inputs made from shapes, shadows of random values);
@@ -29,9 +29,9 @@ as ctest and tests/sid_chroot.sh do:
         (the second in the sid chroot: tests/sid_chroot.sh shell DIR)
 
 `--variable NAME` (first) compares another switch the same way, its
-calls made with NAME=0 then NAME=1 (or `--as`'s value): NNSCAN_REPLAY (replay.py: repeated
-fused calls replayed, against every call run), NNSCAN_MODULE_REPLAY
-(module_replay.py: repeated layers replayed).
+calls made with NAME=0 then NAME=1 (or `--as`'s value): NNSCAN_REPLAY
+(replay.py: repeated fused calls replayed, against every call run),
+NNSCAN_MODULE_REPLAY (module_replay.py: repeated layers replayed).
 """
 import io
 import os

@@ -27,7 +27,7 @@ forward's.
 """
 import torch
 
-from . import recorder, tape
+from . import recorder
 from .graph import Graph
 from .recorder import Builder, _Mode, flatten
 
@@ -63,7 +63,7 @@ def record_backward(rec):
     g.module_types = dict(rec.graph.module_types)
     g.module_calls = dict(rec.graph.module_calls)
     b = _BackwardBuilder(g, dict(fwd.params))
-    if b.numbered and tape.deferred():
+    if b.numbered:
         g.defer_numbering()  # (before anything is named)
     state = {"start": 0}
 

@@ -108,7 +108,7 @@ class Graph:
         self.observed = None
         self._counter = 0
         self._nodes_made = 0    # numbers node names: unique after a drop
-        # numbering left to the library (tape.deferred(); docs/tape.md,
+        # numbering left to the library (tape.numbered(); docs/tape.md,
         # "Numbers the library gives"): the counters count only what the
         # recorder makes, its names marked so ("\2" values, "\4" nodes),
         # and the library shifts them by what each numbered call took
@@ -529,11 +529,6 @@ def _pack_parts_with(g, s):
     node_tag = _TAG[_NODE]
     heads = {}  # (op, domain) -> the node record's tag, op and domain
     u32 = _U32
-    # where the library's nodes start, per node of g.nodes: a numbered
-    # call (tape.py) is one entry here and its rule's nodes there
-    at = [] if not g.deferred and any(len(c) > 2 for c in aten.values()) \
-        else None
-    made = 0
     nodes = g.nodes
     # runs of g.nodes: packed, or (a layer replayed from a template packed
     # before) a replay record that reads that layer's bytes again
@@ -553,9 +548,6 @@ def _pack_parts_with(g, s):
                 (nodes if stop - first == len(nodes) else nodes[first:stop]):
             if aten:
                 call = aten.get(name)
-                if at is not None:
-                    at.append(made)
-                    made += len(call[2][3]) if call and len(call) > 2 else 1
                 if call is not None:
                     out += _aten(call, name, ins, outs, scope, tensors, s)
                     continue
@@ -577,13 +569,10 @@ def _pack_parts_with(g, s):
             packed[1] += replay.length
             packed[0] = len(out)
     if g.kernels:
+        # (a numbered call is one entry of g.nodes and its nodes in the
+        # library's graph: the library maps the indices, numbering them)
         tag, pair = _TAG[_KERNEL], _FMT["=II"]
-        if at is not None:
-            at.append(made)
-            out += [tag + pair(at[first], at[first + count] - at[first])
-                    for first, count in g.kernels]
-        else:
-            out += [tag + pair(first, count) for first, count in g.kernels]
+        out += [tag + pair(first, count) for first, count in g.kernels]
     if g.deferred:
         # the inputs too: a backward graph's forward tensors are named as
         # they are read, "fwdN" numbered as constants are
@@ -753,7 +742,7 @@ def _aten(call, name, ins, outs, scope, t, s):
     the node `name`, its tensors by the node's inputs and outputs (t: the
     packed tensors); for a numbered call (tape.py), the `names` record
     before it, its nodes named after the module path it was recorded in,
-    its arguments from the template its plan packed once."""
+    its arguments from the template packed once (tape._template_of)."""
     base, args = call[0], call[1]
     if len(call) > 2:  # its arguments packed but for its tensors
         first, k, prefix, _, inits, template = call[2]

@@ -1318,7 +1318,7 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     g = Graph(type(model).__name__)
     tree = _Tree(model, walk)
     b = Builder(g, param_table(model, tree))
-    if b.numbered and tape.deferred():
+    if b.numbered:
         # every recording: a backward's forward, a training step's, and
         # step.record_flops', whose checkpoints' rerun nodes the library
         # names (step._Checkpointed._rerun_named)

@@ -617,7 +617,7 @@ def _counts(at, after):
 
 
 def _relative(record, c0, k0, ni, scope, rel=None):
-    """A numbered call's aten record (tape.record_numbered) with the
+    """A numbered call's aten record (tape.record_deferred) with the
     counters and the initializers' count it was made at relative to the
     template's start (c0, k0, ni): ("numbered", ...); a one-node call's
     (no counters) as it is. The weight whose t() it folds, by rel(name)

@@ -43,7 +43,7 @@ class _Checkpointed:
         self.paths = []
         self.nodes = []   # module paths and node names, for the library
         # (first, end) rerun, each (nodes made, numbered calls recorded):
-        # the calls count where the library numbers them (tape.deferred)
+        # the calls count where the library numbers them (Graph.deferred)
         self.spans = []
         self.exact = True
         self.inside = 0   # checkpointed calls open
@@ -132,18 +132,9 @@ class _Checkpointed:
 
         def rerun(k):
             return any(a[0] <= k < b[0] for a, b in self.spans)
-        names = []
-        for n in graph.nodes:
-            call = graph.aten.get(n.name)
-            if call is not None and len(call) > 2:
-                # a call the library names (tape.py): its nodes' names
-                _, k, prefix, ops = call[2][:4]
-                ops = [op.rpartition(":")[2] for op in ops]
-                names += ["%s/%s_%d" % (prefix, op, k + i) if prefix
-                          else "%s_%d" % (op, k + i)
-                          for i, op in enumerate(ops) if rerun(k + i)]
-            elif rerun(_made(n.name)):
-                names.append(n.name)
+        # (the rules' numbering, NNSCAN_TAPE_NUMBERED=0: every node is
+        # the recorder's, named as the library names it)
+        names = [n.name for n in graph.nodes if rerun(_made(n.name))]
         return self.whole + names
 
     def _rerun_named(self, graph, handle):

@@ -26,7 +26,6 @@ counts) see what the library will build; pack() writes the
 record in the node's place, its tensors by the node's (possibly renamed)
 input names.
 """
-import ctypes
 import os
 import types
 
@@ -45,30 +44,22 @@ def enabled():
 
 def numbering():
     """How calls of NUMBERED are named, NNSCAN_TAPE_NUMBERED's value:
-    "defer" (the default, and any value but the two below) the library
-    numbers their values and nodes at the build, no plan asked per call
+    "defer" (the default, and any value but "0") the library numbers
+    their values and nodes at the build, no question asked per call
     (docs/tape.md, "Numbers the library gives"); "0" each call through its
     ops_map.py rule, what the library's numbering is compared against
-    (tools/tape_same.py, bench/same_summary.py) until those rules go; "1"
-    the library plans each distinct call as it is recorded and Python
-    names by the plan. Every report is the same either way. The library's
-    numbering became the default once every summary measured was at least
-    as fast on it as on the day issues 45 and 46 were filed, on PyTorch
-    1.13 and 2.14 (bench/recording_profile.md, "Forty-seventh pass")."""
-    value = os.environ.get("NNSCAN_TAPE_NUMBERED")
-    return value if value in ("0", "1") else "defer"
+    (tools/tape_same.py, bench/same_summary.py) until those rules go.
+    Every report is the same either way. ("1", a plan asked of the library
+    per distinct call and Python naming by it, was retired in session
+    103: the deferred numbering had replaced it everywhere; a "1" now
+    means the default.)"""
+    return "0" if os.environ.get("NNSCAN_TAPE_NUMBERED") == "0" else "defer"
 
 
 def numbered():
     """Whether calls of NUMBERED go on the tape for the library to name
-    (every numbering but "0", the rules')."""
+    (every numbering but "0", the rules'), numbered at the build."""
     return numbering() != "0"
-
-
-def deferred():
-    """Whether the library numbers the numbered calls' values and nodes at
-    the build (numbering() "defer")."""
-    return numbering() == "defer"
 
 
 def form(func, base, rule):
@@ -134,13 +125,12 @@ def record(b, entry, base, args, kwargs, out):
     records it). A call of a one-node op that is not one node (a number,
     two dtypes: mul by 0.5) goes on the numbered tape where that is on."""
     kind, op, names = entry
-    numbered = record_deferred if b.g.deferred else record_numbered
     if kind == "numbered":
-        return numbered(b, base, names, args, kwargs, out)
+        return record_deferred(b, base, names, args, kwargs, out)
     if _one_node(b, kind, op, names, base, args, kwargs, out):
         return True
     return b.numbered and base in NUMBERED and \
-        numbered(b, base, names, args, kwargs, out)
+        record_deferred(b, base, names, args, kwargs, out)
 
 
 def _one_node(b, kind, op, names, base, args, kwargs, out):
@@ -210,26 +200,25 @@ def _scalar(v):
 # counters as they stand (a `names` record before its aten record), and
 # the library names the nodes and values its rule makes as the recorder
 # would have: its constants when made, any other value when a node first
-# writes it. What the recorder needs to go on counting (how many numbers
-# and nodes the call takes, the number each output takes: its name) it
-# asks the library once per distinct call (nns_aten_numbering: the call
-# lowered alone), and keeps in _NUMBERING; the ops of a model repeat.
+# writes it, and shifts the recorder's later numbers by what the call
+# took (record_deferred; docs/tape.md, "Numbers the library gives").
 
 # Ops whose every call lowers through the library's table to the nodes,
 # names and kernels their ops_map.py rule makes: the reports are byte for
-# byte those of the rule (bench/same_summary.py, NNSCAN_TAPE_NUMBERED=1
-# against 0). Each is moved here from ops_map.py's rules once
-# shown so; the list grows until ops_map.py goes.
-# Not yet: the few whose lowerings differ (tools/tape_names.py and
-# tools/tape_same.py, on the zoos and the suites: the complex ops,
+# byte those of the rule (bench/same_summary.py and tools/tape_same.py,
+# the default against NNSCAN_TAPE_NUMBERED=0). Each is moved here from
+# ops_map.py's rules once shown so; the list grows until ops_map.py goes.
+# Not yet: the few whose lowerings differ (tools/tape_same.py, on the
+# zoos and the suites: the complex ops,
 # _grouped_mm, the fused attention kernels), and
 # the ops whose outputs are data-shaped (nonzero, unique), whose sizes
 # the rule declares from the values it ran on, and masked_scatter, which
 # the rule counts from the mask's tracked value (the table never lowers
-# it). A call the table declines keeps its rule at run time, as does one
-# reading a weight's pending t() other than as a product's right operand
-# (record_numbered); under deferred numbering nothing is asked per call,
-# so a call the table declines is left uncounted (record_deferred).
+# it). A call reading a weight's pending t() other than as a product's
+# right operand keeps its rule (_folded), as does one whose arguments or
+# outputs are of a kind the record has none of (_template_of); nothing
+# is asked of the library per call, so a call its table declines is
+# left uncounted (record_deferred).
 NUMBERED = frozenset((
     "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward",
     "_adaptive_avg_pool3d", "_convolution", "_is_all_true", "_log_softmax",
@@ -279,12 +268,6 @@ NUMBERED = frozenset((
 # its Gemm's transB by the library as by the rule (ops_map.addmm, mm)
 _PRODUCT_RHS = {"mm": 1, "addmm": 2}
 
-# (base, arguments' signature, outputs' dtypes and sizes) -> _plan's
-# tuple, or None where the call keeps its rule (_plan says when)
-_NUMBERING = {}
-_NUMBERING_MAX = 1 << 16
-
-
 def _signature(named, tensors):
     """The call's arguments with each tensor as its dtype and sizes, and
     the tensors in order (their value names are the records'); None for an
@@ -318,15 +301,15 @@ _Tensor = torch.Tensor
 _SEQUENCES = (list, tuple, torch.Size)
 
 
-def _key(base, names, args, kwargs, outs, tensors, sized=True):
-    """The call's key in _NUMBERING (its op and its schema's argument
+def _key(base, names, args, kwargs, outs, tensors):
+    """The call's key in _TEMPLATES (its op and its schema's argument
     names: ops of one schema share names, overloads of one op do not; each
-    argument as its value, a tensor as its dtype and sizes, the outputs'
-    dtypes and sizes), made in one pass, the tensors put in order into
-    `tensors`; None for an output that is no tensor. A scalar keys with
-    its type (1, 1.0 and True are equal in Python, not in a record); a
-    list of them with its first element's: a schema's list is of one type.
-    Not `sized`: the tensors' sizes left out (_TEMPLATES' keys)."""
+    argument as its value, a tensor as its dtype, the outputs' dtypes:
+    a record's template is the same for any sizes), made in one pass, the
+    tensors put in order into `tensors`; None for an output that is
+    neither a tensor nor None. A scalar keys with its type (1, 1.0 and
+    True are equal in Python, not in a record); a list of them with its
+    first element's: a schema's list is of one type."""
     key = [base, names]
     put = key.append
     take = tensors.append
@@ -337,7 +320,6 @@ def _key(base, names, args, kwargs, outs, tensors, sized=True):
         if isinstance(v, _Tensor):
             take(v)
             put(v.dtype)
-            put(v.shape if sized else None)
         elif type(v) in _SEQUENCES:
             if v and (v[0] is None or isinstance(v[0], _Tensor)):
                 item = []
@@ -346,7 +328,7 @@ def _key(base, names, args, kwargs, outs, tensors, sized=True):
                         item.append(None)
                     else:
                         take(x)
-                        item.append((x.dtype, x.shape if sized else None))
+                        item.append(x.dtype)
                 put(tuple(item))
             else:
                 put(v[0].__class__ if v else None)
@@ -357,15 +339,13 @@ def _key(base, names, args, kwargs, outs, tensors, sized=True):
     put(None)
     for o in outs:
         if not isinstance(o, _Tensor):
-            if o is None and not sized:
+            if o is None:
                 # an output PyTorch did not compute (a backward kernel's
-                # output_mask): a template's record has none there; a
-                # plan is asked of calls of tensors only
+                # output_mask): a template's record has none there
                 put(None)
                 continue
             return None
         put(o.dtype)
-        put(o.shape if sized else None)
     return tuple(key)
 
 
@@ -397,111 +377,14 @@ def _folded(b, base, args):
     return fold
 
 
-def record_numbered(b, base, names, args, kwargs, out):
-    """Puts a call of NUMBERED on the tape, named by the library (True), or
-    nothing (False: its rule records it)."""
-    pending = b.pending_t
-    folds = ()
-    fold = _folded(b, base, args)
-    if fold is False:
-        return False
-    outs = out if type(out) in _SEQUENCES else (out,)
-    # the call's key as its op's calls of this form make it (_maker), else
-    # as any call makes it (_key)
-    plan, tensors = _kept_by_form(_NUMBERING, base, names, args, kwargs,
-                                  outs, fold)
-    if plan is _NUMBERING:
-        tensors = []
-        key = _key(base, names, args, kwargs, outs, tensors)
-        if key is None or not outs:
-            return False
-        if fold is not None:
-            key = (key, True)  # its plan is the folded product's: a Gemm
-        plan = _NUMBERING.get(key, _NUMBERING)
-        if plan is _NUMBERING:
-            plan = _plan_of(base, names, args, kwargs, outs,
-                            None if fold is None else _PRODUCT_RHS[base])
-            if len(_NUMBERING) < _NUMBERING_MAX:
-                _NUMBERING[key] = plan
-        if len(_NUMBERING) < _NUMBERING_MAX:
-            _remember(base, names, args, kwargs, outs, fold, plan,
-                      _NUMBERING)
-    if plan is None:
-        return False
-    if type(plan) is _Aliases:
-        # no node, no number: each output is an argument under another
-        # name (a copy to its own dtype), as the library lowers it
-        alias = b.alias
-        for o, k in zip(outs, plan):
-            alias(o, tensors[k])
-        return True
-    (values, nodes, numbers, ops, constants, order, before, op, domain,
-     first_op, template) = plan
-    known = b.names.get
-    ins = [known(id(t)) for t in tensors]
-    if None in ins:
-        # a tensor this call is the first to read: a parameter (an
-        # initializer), a constant from outside (an initializer and a
-        # number), a weight's pending t(). The recorder names it as the
-        # rule would, as it is read: before the call's own numbers and
-        # constants where the library's nodes read it before making any
-        # (before[k] == 0), in the order they read them (order). One no
-        # node reads, only a parameter of a call that makes no constant
-        # (no number, and its initializer among none of the call's); the
-        # rule records any other call.
-        params = b.params
-        fresh = [k for k in order if ins[k] is None]
-        for k in fresh:
-            if before[k] and (before[k] > 0 or constants or id(
-                    tensors[k]) not in params and tensors[k] is not fold):
-                return False
-        inp = b.inp
-        for k in fresh:
-            t = tensors[k]
-            if t is fold:
-                # the weight, named as the rule's gemm_rhs names it, and
-                # its transpose under a name of the tape's own: a t()
-                # record the library folds (graph._aten)
-                w = inp(pending[id(t)])
-                ins[k] = folded = w + "^T"
-                # (Graph.add_value, without its copy of the dims through
-                # int(): a meta tensor's torch.Size holds ints)
-                b.g.values[folded] = _Value(_onnx_dtype(t.dtype),
-                                            tuple(t.shape))
-                folds = ((w, folded),)
-            else:
-                ins[k] = inp(t)
-    g = b.g
-    first = g._counter
-    # an output no node writes stays unnamed, as its rule leaves it
-    declare = b._declare
-    out_names = [declare(o, "v%d" % (first + n)) if n else None
-                 for o, n in zip(outs, numbers)]
-    g._counter = first + values
-    k = g._nodes_made
-    g._nodes_made = k + nodes
-    scope = b.scope
-    name = "%s/%s_%d" % (scope, first_op, k) if scope else \
-        "%s_%d" % (first_op, k)
-    g.nodes.append(_node(Node, (op, name, ins, out_names, {}, domain,
-                                scope)))
-    g.node_source.append(b.source)
-    # the numbering: the counters before the call, its nodes' names, where
-    # its constants go among the initializers, and its record's arguments
-    # packed but for its tensors; the weight's t() it reads folded
-    # (graph._aten)
-    g.aten[name] = (base, None, (first, k, scope, ops, len(g.inits),
-                                 template), folds)
-    return True
-
-
 def record_deferred(b, base, names, args, kwargs, out):
-    """record_numbered with the numbers left to the library: the call's
+    """Puts a call of NUMBERED on the tape (True), or nothing (False: its
+    rule records it), the numbers left to the library: the call's
     outputs named "\3K.J" (its K-th numbered call's J-th output), the
     recorder's counters as they stand (the library shifts its later
     numbers by what the call took), the tensors it reads first marked for
-    the library to name where its nodes read them (_first_read), no plan
-    asked: only its record's template, kept per call key."""
+    the library to name where its nodes read them (_first_read), nothing
+    asked of the library: only its record's template, kept per call key."""
     if base == "_to_copy" and (b.in_fused or out.dtype == args[0].dtype):
         # a cast a fused call may drop (fused.DROPPED): the rule's Cast,
         # which the recorder numbers, so the numbers after it are the
@@ -519,12 +402,12 @@ def record_deferred(b, base, names, args, kwargs, out):
     if not outs:
         return False
     # the call's key as its op's calls of this form make it, else as any
-    # call makes it (as record_numbered's plans)
+    # call makes it
     template, tensors = _kept_by_form(_TEMPLATES, base, names, args, kwargs,
                                       outs, fold)
     if template is _TEMPLATES:
         tensors = []
-        key = _key(base, names, args, kwargs, outs, tensors, False)
+        key = _key(base, names, args, kwargs, outs, tensors)
         if key is None:
             return False
         if fold is not None:
@@ -675,8 +558,8 @@ _TEMPLATES_MAX = 1 << 16
 
 
 def _template_of(base, names, args, kwargs, outs):
-    """The record's template of a call (_plan's, no question asked); False
-    where its arguments or outputs are of a kind the record has none of."""
+    """The record's template of a call (_template's); False where its
+    arguments or outputs are of a kind the record has none of."""
     from . import graph
     for o in outs:
         if o is not None and o.dtype.is_complex:
@@ -699,15 +582,13 @@ def _template_of(base, names, args, kwargs, outs):
             rec.append(item)
     parts = graph._aten_parts(base, "", "", rec,
                               [-1 - j for j in range(len(outs))],
-                              _PLAN_STRINGS)
+                              _TEMPLATE_STRINGS)
     return _template(parts[4:])
 
 
 # (base, schema names, number of arguments[, keyword arguments' names]) ->
 # _maker's function for the form of its second call (None: no form of one;
-# 0: called once), kept for the process
-_MAKERS = {}
-# the same, of record_deferred's templates: _maker's not `sized`
+# 0: called once), kept for the process: the keys of _TEMPLATES
 _TEMPLATE_MAKERS = {}
 
 # argument values that key as themselves and their type (_key's `put(v)`)
@@ -745,9 +626,9 @@ def _form_kind(v, optional):
 
 def _form(names, args, kwargs, outs):
     """The form of a call: each argument's kind (_kind), each keyword
-    argument's name and kind in the schema's order (as _key and the plan
-    read them: their tensors in that order), then the number of outputs,
-    all tensors. None where any argument has no kind."""
+    argument's name and kind in the schema's order (as _key and the
+    template read them: their tensors in that order), then the number of
+    outputs, all tensors. None where any argument has no kind."""
     optional = getattr(names, "optional", ())
     form = tuple(_form_kind(v, k in optional) for k, v in enumerate(args))
     named = tuple((n, _form_kind(kwargs[n], names.index(n) in optional))
@@ -761,63 +642,57 @@ def _form(names, args, kwargs, outs):
     return form, named, len(outs)
 
 
-def _key_parts(kind, at, key, tensors, sized):
+def _key_parts(kind, at, key, tensors):
     """The key's expressions and the tensors' of one argument of `kind`,
-    the argument written `at`; a tensor as its dtype and sizes, or its
-    dtype alone where not `sized`."""
-    def one(t):  # a tensor's item: its pair, or its dtype
-        return "(%s.dtype, %s.shape)" % (t, t) if sized else "%s.dtype" % t
+    the argument written `at`; a tensor as its dtype."""
     if kind == "t":
-        key += ["%s.dtype" % at, "%s.shape" % at] if sized else \
-            ["%s.dtype" % at]
+        key.append("%s.dtype" % at)
         tensors.append(at)
     elif kind == "o":  # a tensor or None: one item, a tensor's or None
-        key.append("None if %s is None else %s" % (at, one(at)))
+        key.append("None if %s is None else %s.dtype" % (at, at))
         tensors.append("*(() if %s is None else (%s,))" % (at, at))
     elif kind == "i":
         key.append("tuple(%s)" % at)
     elif kind == "s":
         key += ["%s.__class__" % at, at]
     else:  # "T": each tensor's item, in one tuple whatever their number
-        key.append("tuple([%s for x in %s])" % (one("x"), at))
+        key.append("tuple([x.dtype for x in %s])" % at)
         tensors.append("*" + at)
 
 
-def _maker(form, sized=True):
+def _maker(form):
     """A function of (args, kwargs, outs) giving the key of a call of
     `form` and its tensors: one tuple built in one expression, where _key
     walks the arguments; its first item an object of the op's own (two
     ops' calls of one form and values never share a key). A call of
     another form raises (None in a tensor's place, ints in a list of
-    tensors'), or gives a key no plan was kept under (a tensor in a
-    value's place keys by its identity), and goes to _key. Not `sized`:
-    the tensors keyed by their dtypes alone, as a record's template
-    (_template_of) is the same for any sizes (the dtypes tell complex
-    values, which have none). The expression is compiled once per form
+    tensors'), or gives a key no template was kept under (a tensor in a
+    value's place keys by its identity), and goes to _key. The tensors
+    are keyed by their dtypes alone, as a record's template (_template_of)
+    is the same for any sizes (the dtypes tell complex values, which have
+    none). The expression is compiled once per form
     (ops share forms: compiling is most of a process's first summary's
     cost of them)."""
-    code = _FORM_CODE.get((form, sized))
+    code = _FORM_CODE.get(form)
     if code is None:
         kinds, named, n_outs = form
         key, tensors = [], []
         for i, kind in enumerate(kinds):
-            _key_parts(kind, "a[%d]" % i, key, tensors, sized)
+            _key_parts(kind, "a[%d]" % i, key, tensors)
         for n, kind in named:
-            _key_parts(kind, "k[%r]" % n, key, tensors, sized)
-        for j in range(n_outs):
-            key += ["o[%d].dtype" % j, "o[%d].shape" % j] if sized else \
-                ["o[%d].dtype" % j]
+            _key_parts(kind, "k[%r]" % n, key, tensors)
+        key += ["o[%d].dtype" % j for j in range(n_outs)]
         src = "lambda a, k, o, f=None: ((f, len(o), %s), (%s))" % (
             ", ".join(key), "".join(t + ", " for t in tensors))
         code = eval(src, _MAKER_GLOBALS).__code__
         if len(_FORM_CODE) < _MAKERS_MAX:
-            _FORM_CODE[(form, sized)] = code
+            _FORM_CODE[form] = code
     fn = types.FunctionType(code, _MAKER_GLOBALS, "key", (object(),))
     fn.form = form
     return fn
 
 
-# (form, sized) -> the code of its key function (_maker), compiled once
+# form -> the code of its key function (_maker), compiled once
 _FORM_CODE = {}
 _MAKER_GLOBALS = {"tuple": tuple, "len": len}
 _MAKERS_MAX = 4096
@@ -826,10 +701,10 @@ _MAKERS_MAX = 4096
 def _kept_by_form(kept, base, names, args, kwargs, outs, fold):
     """(what `kept` holds under the call's key as its op's calls of this
     form make it, the call's tensors): _maker's key, about half _key's
-    time (2 against 4.5 us a batch norm), without sizes for _TEMPLATES.
-    (kept, None) where the op has no maker yet, the call is of another
-    form, or `kept` has nothing under its key."""
-    maker = _makers_of(kept).get(_maker_at(base, names, args, kwargs))
+    time (2 against 4.5 us a batch norm). (kept, None) where the op has no
+    maker yet, the call is of another form, or `kept` has nothing under
+    its key."""
+    maker = _TEMPLATE_MAKERS.get(_maker_at(base, names, args, kwargs))
     if maker:  # (None: not made, or no form; 0: called once)
         try:
             fast, tensors = maker(args, kwargs, outs)
@@ -840,26 +715,20 @@ def _kept_by_form(kept, base, names, args, kwargs, outs, fold):
     return kept, None
 
 
-def _makers_of(kept):
-    """The makers of the keys `kept` is keyed by: record_numbered's plans
-    (_NUMBERING) by sizes, record_deferred's templates without."""
-    return _MAKERS if kept is _NUMBERING else _TEMPLATE_MAKERS
-
-
 def _maker_at(base, names, args, kwargs):
-    """The key of an op's maker in _makers_of's table: its op, schema
+    """The key of an op's maker in _TEMPLATE_MAKERS: its op, schema
     names, positional argument count and keyword arguments' names."""
     return (base, names, len(args), tuple(kwargs)) if kwargs else \
         (base, names, len(args))
 
 
-def _remember(base, names, args, kwargs, outs, fold, plan, kept):
-    """Keeps `plan` under the call's key as its form makes it, once the
+def _remember(base, names, args, kwargs, outs, fold, template, kept):
+    """Keeps `template` under the call's key as its form makes it, once the
     form is known to be the call's: the op's second call makes it, as its
     form (an op called once pays no maker; a process's first summary pays
     the makers of the ops it calls again). kept: the table it goes in
-    (_NUMBERING, or _TEMPLATES)."""
-    makers = _makers_of(kept)
+    (_TEMPLATES)."""
+    makers = _TEMPLATE_MAKERS
     at = _maker_at(base, names, args, kwargs)
     maker = makers.get(at, makers)
     if maker is makers:  # the op's first call
@@ -868,116 +737,18 @@ def _remember(base, names, args, kwargs, outs, fold, plan, kept):
         return
     form = _form(names, args, kwargs, outs)
     if maker == 0:  # its second: its form
-        maker = makers[at] = None if form is None else \
-            _maker(form, makers is _MAKERS)
+        maker = makers[at] = None if form is None else _maker(form)
     if maker is None or form != maker.form:
         return  # another form than the first call's: _key keeps it
     fast, _ = maker(args, kwargs, outs)
-    kept[(fast, True) if fold is not None else fast] = plan
-
-
-def _plan_of(base, names, args, kwargs, outs, fold=None):
-    """_plan of a call not seen before; None where its arguments or outputs
-    are of a kind the record has none of (complex values among them)."""
-    for o in outs:
-        if o.dtype.is_complex:
-            return None
-    sig = _signature(_named(names, args, kwargs), [])
-    if sig is None:
-        return None
-    return _plan(base, sig, outs, fold)
-
-
-def _plan(base, sig, outs, fold=None):
-    """What the library's lowering of one call takes: (values, nodes, the
-    number of each output, its nodes' op types, its constants, its tensors
-    in the order its nodes first read them (those none reads last), the
-    numbers taken before each read, ..., the record's template), asked
-    once; _Aliases where each output is one of its tensors under another
-    name; None where it does not lower the call, or writes an output not,
-    or leaves one to a value it made.
-    `fold`: the index of the tensor argument that is a weight's t(), which
-    the library folds into the product (record_numbered): asked with the
-    weight and its t() record before the call, as the tape packs them."""
-    from . import graph
-    s = _PLAN_STRINGS
-    # The record once, its k-th tensor the int k and its j-th output
-    # -1 - j: the template pack() fills with the call's tensors (identical
-    # calls pack alike), and filled here with tensors of names of its own
-    # ("t1", ...), what the library is asked.
-    args, metas = [], []
-    for item in sig:
-        if item[1] == "tensor":
-            args.append((item[0], "tensor", len(metas)))
-            metas.append((item[2], item[3]))
-        elif item[1] == "tensors":
-            ks = []
-            for x in item[2]:
-                ks.append(None if x is None else len(metas))
-                if x is not None:
-                    metas.append(x)
-            args.append((item[0], "tensors", ks))
-        else:
-            args.append(item)
-    n_outs = len(outs)
-    parts = graph._aten_parts(base, "", "", args,
-                              [-1 - j for j in range(n_outs)], s)
-    metas += [(o.dtype, tuple(o.shape)) for o in outs]
-    filled = [s["t%d" % (k + 1)] + graph._i32(graph.onnx_dtype(dt)) +
-              graph._shape(dims) for k, (dt, dims) in enumerate(metas)]
-    n_in = len(filled) - n_outs
-    head = [b"NNSP", graph._u32(_api.PACKED_VERSION)]
-    if fold is not None:  # the weight, trainable, and its t() record
-        dtype, dims = sig[fold][2], sig[fold][3]
-        w = s["w"] + graph._i32(graph.onnx_dtype(dtype)) + \
-            graph._shape(tuple(reversed(dims)))
-        head += [graph._TAG[graph._INITIALIZER], w,
-                 graph._u64(0xFFFFFFFFFFFFFFFF),
-                 graph._TAG[graph._PARAM_KIND], s["w"],
-                 graph._i32(_api.param_kinds()["trainable"]),
-                 graph._t_record(s, "", "", w, filled[args[fold][2]])]
-    head += [graph._TAG[graph._NAMES], graph._u64(0), graph._u64(0),
-             graph._u64(0)]
-    buf = b"".join(head + [
-        p if type(p) is bytes else filled[p if p >= 0 else n_in - 1 - p]
-        for p in parts])
-    info = _api.AtenNumbering(size=ctypes.sizeof(_api.AtenNumbering))
-    err = _api.NnsError()
-    st = _api.lib().nns_aten_numbering(buf, len(buf), ctypes.byref(info),
-                                       ctypes.byref(err))
-    numbers = tuple(info.out_number[:len(outs)])
-    if st == 0 and info.nodes == 0 and set(numbers) == {-1}:
-        aliases = _Aliases(info.alias_of[:len(outs)])
-        return aliases if min(aliases) >= 0 else None
-    if st != 0 or info.nodes < 1 or min(numbers) < 0 or not any(numbers):
-        return None  # NOTFOUND, an output left unwritten, ...: the rule's
-    ops = tuple(info.op_types.decode().split(" "))
-    # the node Python's passes see: the one node, or the call (none of
-    # them looks for op types any more: the masks and the experts are the
-    # library's); its domain the first the nodes have, for pack()'s opset
-    # records
-    domain, _, op = ops[0].rpartition(":")
-    if info.nodes > 1:
-        op = "aten::" + base
-        domain = next((o.rpartition(":")[0] for o in ops if ":" in o), "")
-    n = info.n_tensors
-    reads = info.first_read[:n]  # the tensors in the order first read
-    order = tuple(sorted(range(n), key=lambda k: (reads[k] < 0, reads[k])))
-    return (info.values, info.nodes, numbers, ops, info.constants, order,
-            tuple(info.read_after[:n]), op, domain,
-            ops[0].rpartition(":")[2], _template(parts[4:]))
-
-
-class _Aliases(tuple):
-    """The plan of a call whose every output is one of its tensor
-    arguments under another name (their indexes), no node made."""
+    kept[(fast, True) if fold is not None else fast] = template
 
 
 def _template(parts):
     """The record's arguments and output count packed (graph._aten_parts'
     layout), but for its tensors: an int k in place of the call's k-th
     tensor, -1 - j of its j-th output; runs of bytes joined, fewer parts
-    for pack() to walk. Made once per plan."""
+    for pack() to walk. Made once per template."""
     merged = []
     for p in parts:
         if type(p) is bytes and merged and type(merged[-1]) is bytes:
@@ -987,6 +758,6 @@ def _template(parts):
     return merged
 
 
-# the packed strings of plans (_plan): argument and op names, "t1", ...
-_PLAN_STRINGS = _Strings()
+# the packed strings of templates (_template_of): argument and op names
+_TEMPLATE_STRINGS = _Strings()
 

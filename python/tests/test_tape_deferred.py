@@ -6,15 +6,26 @@ asks nothing of the library's numbering at all, the ops_map.py rules
 (NNSCAN_TAPE_NUMBERED=0): every report byte for byte, on the models of
 test_tape_numbered.py (their ops, weights' t() folded, parameters read
 after the constants their node reads them with, constants from outside)
-and torchvision's; and that no plan is asked."""
+and torchvision's; and that the library is asked nothing per call
+(nns_aten_numbering, which a numbering planned per call asked until
+session 103)."""
 import pytest
 
 torch = pytest.importorskip("torch")
 import torch.nn as nn  # noqa: E402
 
-from nnscan import tape  # noqa: E402
+from nnscan import _api, tape  # noqa: E402
 
 import test_tape_numbered as tn  # noqa: E402
+
+
+def _asked(monkeypatch):
+    """The calls of nns_aten_numbering (the question a numbering planned
+    per call asked) from now on."""
+    asked = []
+    monkeypatch.setattr(_api.lib(), "nns_aten_numbering",
+                        lambda *a: asked.append(a) or 0)
+    return asked
 
 
 def _reports(monkeypatch, how, model):
@@ -85,18 +96,17 @@ def test_an_outside_constant_read_after_made_ones(monkeypatch):
         _reports(monkeypatch, "0", OutsideViewed)
 
 
-@pytest.mark.parametrize("value", [None, "", "yes"])
+@pytest.mark.parametrize("value", [None, "", "yes", "1"])
 def test_the_default_is_the_librarys_numbering(monkeypatch, value):
-    """NNSCAN_TAPE_NUMBERED unset, or set to anything but 0 and 1: the
-    numbered calls go on the tape and no plan is asked, as with =defer;
-    with =0 none goes on the tape (the rules), and every report is the
-    same."""
-    asked = []
-    monkeypatch.setattr(tape, "_plan", lambda *a: asked.append(a))
+    """NNSCAN_TAPE_NUMBERED unset, or set to anything but 0 ("1", the
+    retired planned numbering, too): the numbered calls go on the tape
+    and the library is asked nothing per call, as with =defer; with =0
+    none goes on the tape (the rules), and every report is the same."""
+    asked = _asked(monkeypatch)
     _, reports, held = tn._reports(monkeypatch, numbered=value,
                                    model=tn.Mixed)
     assert any(len(c) > 2 for c in held[0].values())
-    assert tape.deferred()
+    assert tape.numbering() == "defer"
     _, rules, ruled = tn._reports(monkeypatch, numbered="0",
                                   model=tn.Mixed)
     assert not any(len(c) > 2 for c in ruled[0].values())
@@ -180,9 +190,8 @@ def test_outside_constants_sliced_and_rolled(monkeypatch):
         _reports(monkeypatch, "0", OutsideSliced)
 
 
-def test_no_plan_is_asked(monkeypatch):
-    asked = []
-    monkeypatch.setattr(tape, "_plan", lambda *a: asked.append(a))
+def test_nothing_is_asked_per_call(monkeypatch):
+    asked = _asked(monkeypatch)
     _reports(monkeypatch, "defer", tn.Mixed)
     assert asked == []
 

@@ -51,12 +51,12 @@ def _arguments(g, first, count):
 
 def _numbered_calls(g, first, count):
     """Calls among nodes first..first+count-1 that the library lowers and
-    names (tape.record_numbered's placeholders)."""
+    names (tape.record_deferred's placeholders)."""
     return sum(1 for n in g.nodes[first:first + count]
                if len(g.aten.get(n.name, ())) > 2)
 
 
-@pytest.mark.parametrize("numbered", ["0", "1"])
+@pytest.mark.parametrize("numbered", ["0", "defer"])
 @pytest.mark.parametrize("device", ["meta", "model"])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
@@ -88,7 +88,8 @@ def test_sdpa_reads_qkv_writes_out(device, causal, dtype, numbered,
     first, count = g.kernels[0]
     assert (first, count) == (0, len(g.nodes))
     if device == "meta":
-        assert (_numbered_calls(g, first, count) > 0) == (numbered == "1")
+        assert (_numbered_calls(g, first, count) > 0) == \
+            (numbered == "defer")
     qkvo = (2 * B * H * L * E + 2 * B * H * S * E) * item
     # the constants as the rules make them, initializers of the recorded
     # graph (the library makes those of the calls it lowers)
@@ -110,7 +111,7 @@ def test_sdpa_reads_qkv_writes_out(device, causal, dtype, numbered,
         t["compute_time_s"], t["bytes"] / H100_BW), rel=1e-9)
 
 
-@pytest.mark.parametrize("numbered", ["0", "1"])
+@pytest.mark.parametrize("numbered", ["0", "defer"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_sdpa_flops_as_recorded(dtype, numbered, monkeypatch):
     """Marking the call changes the bytes, never the FLOPs: those of the
@@ -149,7 +150,7 @@ def test_sdpa_mask_and_gqa(monkeypatch):
     args = _arguments(g, 0, len(g.nodes))
     assert args <= 1024
     assert _analysis(g).totals["bytes"] == want + args
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "1")
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "defer")
     rec = recorder.record_model(Attention(gqa=True), (q, k, v, mask))
     assert _analysis(rec.graph).totals["bytes"] == want + args
 
