@@ -290,8 +290,14 @@ def _signature(named, tensors):
             elif all(type(x) is int or type(x) is bool for x in v):
                 # (bools as 0 and 1: a backward kernel's output_mask)
                 sig.append((name, "ints", tuple(map(int, v))))
+            elif v and all(type(x) is float for x in v):
+                # a list of floats (a resize's scale_factors): a kind the
+                # record has none of and no lowering reads (the resizes
+                # read their output's sizes), "none" as the .pt2 reader
+                # reads an archive's as_floats
+                sig.append((name, "none", None))
             else:
-                return None  # floats, Scalars: a kind the record has none of
+                return None  # Scalars: a kind the record has none of
         else:
             sig.append((name,) + _scalar(v))
     return tuple(sig)

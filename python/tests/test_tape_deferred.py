@@ -426,6 +426,44 @@ def test_a_backward_is_numbered_by_the_library(monkeypatch):
     assert '"name": "fwd' in deferred[3]
 
 
+class NllLoss(nn.Module):
+    """An NLL loss of 4 samples over 5 classes, by `reduction`, with class
+    weights or without, one label ignored: its backward reads the total
+    weight under a mean only."""
+
+    def __init__(self, reduction, weighted):
+        super().__init__()
+        self.fc = nn.Linear(3 * 8 * 8, 5)
+        self.register_buffer("target", torch.tensor([3, 0, -100, 4]))
+        self.weight = torch.linspace(0.5, 1.5, 5) if weighted else None
+        self.reduction = reduction
+
+    def forward(self, x):                       # 1 x 3 x 8 x 8
+        logits = self.fc(x.flatten().reshape(1, -1).expand(4, -1))
+        loss = nn.functional.nll_loss(
+            logits.log_softmax(-1), self.target, weight=self.weight,
+            reduction=self.reduction)
+        return loss.sum() if self.reduction == "none" else loss
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weights"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_an_nll_loss_backward_by_reduction(monkeypatch, reduction, weighted):
+    """nll_loss_backward under every reduction, with class weights and
+    without: its total weight (the forward's output no node writes) read
+    by the Div of a mean only, an input of the backward named there, and
+    by no call under a sum or none; every report the rules'. (Its call
+    keeps its rule while the table says the total weight is read for some
+    calls only, "total_weight?": docs/tape.md, "What the rules still
+    make".)"""
+    def model():
+        return NllLoss(reduction, weighted).train()
+    deferred = _backward_reports(monkeypatch, "defer", model)[1]
+    assert deferred == _backward_reports(monkeypatch, "0", model)[1]
+    # the mean's gradient reads the total weight: an input of the backward
+    assert ('"name": "fwd' in deferred[3]) or reduction != "mean"
+
+
 def test_the_unread_arguments_are_the_schemas(monkeypatch):
     """Every argument the table says a lowering leaves unread is one of
     the op's tensor arguments in PyTorch's own schema (so a renamed
