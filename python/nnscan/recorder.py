@@ -589,7 +589,7 @@ def _entry(b, func):
         rule = ops_map.OPS.get(base)
         e = b.rules[func] = (
             base, rule, str(func),
-            tape.form(func, base, rule) if b.tape else None,
+            tape.form(func, base, rule, b.numbered) if b.tape else None,
             rule not in (None, ops_map.ALIAS)
             and base not in ops_map.COMPLEX_RULES,
             base in ("t", "transpose"))

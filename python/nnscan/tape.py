@@ -62,32 +62,35 @@ def numbered():
     return numbering() != "0"
 
 
-def form(func, base, rule):
+def form(func, base, rule, numbered):
     """(form, op type, schema argument names) when calls of `func` may go
     on the tape: the table lowers `base` to one node of the op type the
     ops_map rule makes (ops_map marks its plain unary/binary rules), so
     both paths give the same node; or ("numbered", None, names) for an op
     of NUMBERED, which the library lowers and names. None otherwise.
+    `numbered`: the recording's Builder.numbered, read once per recording
+    (the environment read again here could say otherwise: another thread
+    setting NNSCAN_TAPE_NUMBERED, as tools/tape_same.py does, mid-way).
     Once per op, rule and setting for the process (reading the schema's
     arguments made a few Python objects each: 20 us an op a recording,
     a tenth of a millisecond of AlexNet's)."""
-    key = (func, rule, numbered())
+    key = (func, rule, numbered)
     try:
         got = _FORMS.get(key, _FORMS)
     except TypeError:  # a rule of the user's that hashes not
-        return _form_of(func, base, rule)
+        return _form_of(func, base, rule, numbered)
     if got is _FORMS:
         if len(_FORMS) >= _FORMS_MAX:
             _FORMS.clear()
-        got = _FORMS[key] = _form_of(func, base, rule)
+        got = _FORMS[key] = _form_of(func, base, rule, numbered)
     return got
 
 
-_FORMS = {}  # (func, rule, numbered()) -> form(): the same all along
+_FORMS = {}  # (func, rule, numbered) -> form(): the same all along
 _FORMS_MAX = 4096
 
 
-def _form_of(func, base, rule):
+def _form_of(func, base, rule, numbered):
     mine = getattr(rule, "tape", None)
     entry = _api.ATEN_OPS.get(base)
     schema = getattr(func, "_schema", None)
@@ -100,7 +103,7 @@ def _form_of(func, base, rule):
         and isinstance(a.type.getElementType(), torch.TensorType))
     if mine is not None and entry == mine:
         return (mine[0], mine[1], names)
-    if base in NUMBERED and numbered():
+    if base in NUMBERED and numbered:
         return ("numbered", None, names)
     return None
 

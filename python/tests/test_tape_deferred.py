@@ -9,6 +9,8 @@ after the constants their node reads them with, constants from outside)
 and torchvision's; and that the library is asked nothing per call
 (nns_aten_numbering, which a numbering planned per call asked until
 session 103)."""
+import os
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -661,3 +663,39 @@ def test_an_unbatched_pool_is_a_batch_of_one(monkeypatch, pool, shape, how):
         assert rows["1"]["output"]["shape"] == list(m(x).shape)
         return {k: s.totals[k] for k in ("flops", "macs", "dmas")}
     assert summary(*shape) == summary(1, *shape)
+
+
+class Switching(nn.Module):
+    """A forward that sets NNSCAN_TAPE_NUMBERED to `to` half-way, as
+    another thread may (tools/tape_same.py sets it around each summary)."""
+
+    def __init__(self, to):
+        super().__init__()
+        self.a = nn.Linear(8, 8)
+        self.b = nn.Linear(8, 8)
+        self.to = to
+
+    def forward(self, x):
+        h = torch.relu(self.a(x))
+        os.environ["NNSCAN_TAPE_NUMBERED"] = self.to
+        return self.b(h).softmax(-1)
+
+
+@pytest.mark.parametrize("start,to", [("0", "defer"), ("defer", "0")])
+def test_a_recording_keeps_the_numbering_it_began_with(monkeypatch, start,
+                                                       to):
+    """The numbering is read once per recording (Builder.numbered): a
+    switch of the environment mid-forward changes nothing of it (a call
+    of the numbered ops put on the library's tape of a graph the rules
+    number was refused: a parameter's mark no node made). The reports are
+    those of a recording with no switch."""
+    import nnscan
+    x = torch.randn(2, 8)
+    torch.manual_seed(0)
+    m = Switching(start)
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", start)
+    plain = nnscan.summary(m, inputs=(x,), file=False).to_json(version=2)
+    m.to = to
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", start)
+    switched = nnscan.summary(m, inputs=(x,), file=False).to_json(version=2)
+    assert switched == plain
