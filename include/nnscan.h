@@ -2522,11 +2522,13 @@ NNS_API unsigned nns_aten_op_unwritten(size_t i);
  * "NAME" one it reads the sizes of at most (a pooling backward's input, a
  * norm backward's saved statistics), "NAME/K" one it reads only when
  * output K is computed (is not NULL, nor masked off by an output_mask: a
- * convolution backward's input, for the weight's gradient), "NAME?" one
- * it reads for some values of the other arguments only (a loss backward's
- * total weight, read under a mean). A binding numbering its graph at the build (deferred names)
- * names a tensor where the call's nodes first read it: it must not name
- * one of these there, as the call leaves it unread. Static string. */
+ * convolution backward's input, for the weight's gradient), "NAME?ARG=V"
+ * one it reads only when the int argument ARG is V (a loss backward's
+ * total weight, read under a mean: "total_weight?reduction=1"), "NAME?"
+ * one it reads for some values of the other arguments only, none said.
+ * A binding numbering its graph at the build (deferred names) names a
+ * tensor where the call's nodes first read it: it must not name one of
+ * these there, as the call leaves it unread. Static string. */
 NNS_API const char *nns_aten_op_unread(size_t i);
 /*
  * How the table lowers one call, as the recorder numbers what it makes

@@ -235,8 +235,9 @@ ATEN_OPS = {}
 ATEN_UNWRITTEN = {}
 # op base name -> (the tensor arguments its lowering may leave unread, by
 # schema name: {name: None (never read) or K (read when output K is
-# computed)}, the names of those it reads for some calls only)
-# (nns_aten_op_unread), for the ops that may leave one unread
+# computed)}, {name: (ARG, V) read only when the int argument ARG is V,
+# or None: read for some calls only, none said}) (nns_aten_op_unread), for
+# the ops that may leave one unread
 ATEN_UNREAD = {}
 TENSOR_ROLE = {}  # an inspection record's tensor roles (nns_tensor_role)
 COUNT_STYLE = {}  # nns_format_count's styles (nns_count_style)
@@ -550,14 +551,25 @@ def _read_words(cdll):
             ATEN_UNREAD[op] = (
                 {n.partition("/")[0]: int(n.partition("/")[2])
                  if "/" in n else None
-                 for n in unread if not n.endswith("?")},
-                frozenset(n[:-1] for n in unread if n.endswith("?")))
+                 for n in unread if "?" not in n},
+                {n.partition("?")[0]: _read_when(n.partition("?")[2])
+                 for n in unread if "?" in n})
         i += 1
     i = 1
     while cdll.nns_dtype_name(i) != b"unknown":  # numbered 1.. without gaps
         DTYPE[cdll.nns_dtype_name(i).decode()] = i
         i += 1
     _opset_max = cdll.nns_opset_max()
+
+
+def _read_when(cond):
+    """nns_aten_op_unread's "ARG=V" as (ARG, V); None for "" (no condition
+    said) or one of another form."""
+    arg, eq, v = cond.partition("=")
+    try:
+        return (arg, int(v)) if eq and arg else None
+    except ValueError:
+        return None
 
 
 def optimizer(word):

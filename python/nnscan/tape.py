@@ -476,17 +476,19 @@ def record_deferred(b, base, names, args, kwargs, out):
 def _name_unread(b, unread, names, args, kwargs, outs, tensors, ins):
     """Names in `ins` the tensors new to the graph that the call's lowering
     does not read (unread[0], by argument name: nns_aten_op_unread; NAME
-    never, NAME/K unless output K is computed) "\5u" and the name
-    _first_read would give, a name the recorder does not keep for them, so
-    a later read names them where the rule names them (and the library
-    names none, but where the table declines the call: its uncounted node
-    reads each, as the rule's does); False where one is new that the
-    lowering reads for some calls only (unread[1]): the call is the
+    never, NAME/K unless output K is computed; unread[1], NAME?ARG=V
+    unless the int argument ARG is V) "\5u" and the name _first_read
+    would give, a name the recorder does not keep for them, so a later
+    read names them where the rule names them (and the library names
+    none, but where the table declines the call: its uncounted node reads
+    each, as the rule's does); False where one is new that the lowering
+    reads for some calls only, none said (NAME?): the call is the
     rule's."""
     g = b.g
     never, maybe = unread
     at = []  # the argument name of each of `tensors`
     mask = ()
+    values = {}  # the int arguments a condition reads
     for name, v in _named(names, args, kwargs):
         if isinstance(v, _Tensor):
             at.append(name)
@@ -494,11 +496,18 @@ def _name_unread(b, unread, names, args, kwargs, outs, tensors, ins):
             at += [name for x in v if isinstance(x, _Tensor)]
             if name == "output_mask":
                 mask = v
+        elif type(v) is int:
+            values[name] = v
     for k, t in enumerate(tensors):
         if ins[k] is None and at[k] in maybe:
-            return False
+            when = maybe[at[k]]
+            if when is None or when[0] not in values:
+                return False
+            if values[when[0]] != when[1]:
+                at[k] = None  # left unread by this call
     for k, t in enumerate(tensors):
-        j = never.get(at[k], -1) if ins[k] is None else -1
+        j = (None if at[k] is None else never.get(at[k], -1)) \
+            if ins[k] is None else -1
         # (an output masked off is not computed, though a meta kernel may
         # return a tensor for it: BatchNorm's input gradient)
         if j is None or j >= 0 and (j >= len(outs) or outs[j] is None

@@ -375,7 +375,7 @@ class BackwardKernels(nn.Module):
     running and saved statistics), max pooling and adaptive average
     pooling (their input, whose sizes alone they read), LayerNorm (its
     saved statistics, its bias), an NLL loss under a mean (its input; its
-    total weight, read for a mean only: the rule's); and a first
+    total weight, read for a mean only); and a first
     convolution whose weight is frozen and which has no bias (outputs not
     computed: its weight unread)."""
 
@@ -421,7 +421,7 @@ def test_a_backward_is_numbered_by_the_library(monkeypatch):
     assert graphs[-1][0]
     assert {"native_batch_norm_backward", "max_pool2d_with_indices_backward",
             "_adaptive_avg_pool2d_backward", "native_layer_norm_backward",
-            "convolution_backward"} <= graphs[-1][1]
+            "convolution_backward", "nll_loss_backward"} <= graphs[-1][1]
     rules = _backward_reports(monkeypatch, "0", train)[1]
     assert not graphs[-1][0]
     assert deferred == rules
@@ -431,7 +431,7 @@ def test_a_backward_is_numbered_by_the_library(monkeypatch):
 class NllLoss(nn.Module):
     """An NLL loss of 4 samples over 5 classes, by `reduction`, with class
     weights or without, one label ignored: its backward reads the total
-    weight under a mean only."""
+    weight under a mean only ("total_weight?reduction=1")."""
 
     def __init__(self, reduction, weighted):
         super().__init__()
@@ -451,16 +451,25 @@ class NllLoss(nn.Module):
 @pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weights"])
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_an_nll_loss_backward_by_reduction(monkeypatch, reduction, weighted):
-    """nll_loss_backward under every reduction, with class weights and
-    without: its total weight (the forward's output no node writes) read
-    by the Div of a mean only, an input of the backward named there, and
-    by no call under a sum or none; every report the rules'. (Its call
-    keeps its rule while the table says the total weight is read for some
-    calls only, "total_weight?": docs/tape.md, "What the rules still
-    make".)"""
+    """nll_loss_backward on the library's tape under every reduction, with
+    class weights and without: its total weight (the forward's output no
+    node writes) read by the Div of a mean only, an input of the backward
+    named there, and by no call under a sum or none; every report the
+    rules'."""
+    from nnscan import backward
+    taped = []
+    real = backward.record_backward
+
+    def record(rec):
+        g, b = real(rec)
+        taped.append({c[0] for c in g.aten.values()})
+        return g, b
+    monkeypatch.setattr(backward, "record_backward", record)
+
     def model():
         return NllLoss(reduction, weighted).train()
     deferred = _backward_reports(monkeypatch, "defer", model)[1]
+    assert "nll_loss_backward" in taped[-1]
     assert deferred == _backward_reports(monkeypatch, "0", model)[1]
     # the mean's gradient reads the total weight: an input of the backward
     assert ('"name": "fwd' in deferred[3]) or reduction != "mean"
@@ -477,7 +486,10 @@ def test_the_unread_arguments_are_the_schemas(monkeypatch):
         schema = getattr(torch.ops.aten, op).default._schema
         tensors = {a.name for a in schema.arguments
                    if "Tensor" in str(a.type)}
-        assert set(unread) | maybe <= tensors, op
+        assert set(unread) | set(maybe) <= tensors, op
+        ints = {a.name for a in schema.arguments if str(a.type) == "int"}
+        assert all(when is None or when[0] in ints
+                   for when in maybe.values()), op
         outputs = len(schema.returns)
         assert all(k is None or 0 <= k < outputs
                    for k in unread.values()), op

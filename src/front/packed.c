@@ -67,9 +67,27 @@ typedef struct preader {
   const nns__replay *replay; /* records read again (record 33): the names
                                 they give, moved */
   uint64_t replayed;      /* bytes read again so far */
+  size_t *forward;        /* malloc'd: the builder's input index of each
+                             input record of a "\5i" mark (a forward
+                             tensor numbered where first read) */
+  size_t n_forward, cap_forward;
 } preader;
 
 static const char pk_oom[] = "out of memory";
+
+/* Notes that the builder's input `index` is to come from a "\5i" mark. */
+static bool pk_note_forward(preader *r, size_t index) {
+  if (r->n_forward == r->cap_forward) {
+    size_t cap = r->cap_forward ? 2 * r->cap_forward : 16;
+    size_t *grown = realloc(r->forward, cap * sizeof *grown);
+    if (!grown)
+      return false;
+    r->forward = grown;
+    r->cap_forward = cap;
+  }
+  r->forward[r->n_forward++] = index;
+  return true;
+}
 
 static bool pk_fail(preader *r, const char *why) {
   if (!r->why)
@@ -513,7 +531,12 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
   case PK_INPUT:
   case PK_OUTPUT:
   case PK_VALUE_INFO:
-    RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a) &&
+    RD(pk_raw_str(r, &s0));
+    if (tag == PK_INPUT && r->deferred && s0 && s0[0] == '\5' &&
+        s0[1] == 'i' && !nns__builder_in_subgraph(b) &&
+        !pk_note_forward(r, nns__builder_input_count(b)))
+      return pk_fail(r, pk_oom), NNS_E_NOMEM;
+    RD(pk_deferred(r, &s0) && pk_read(r, &i32a, sizeof i32a) &&
        pk_dims(r, true, &d));
     if (tag == PK_INPUT && r->deferred && s0 && s0[0] == '\5' &&
         s0[1] == 'u')
@@ -942,6 +965,7 @@ nns_status nns_builder_add_packed(nns_builder *b, const void *data,
       if (index > 0)
         nns__builder_break(b); /* records before this one stay applied */
       free(r.scratch);
+      free(r.forward);
       return st;
     }
     index++;
@@ -949,6 +973,17 @@ nns_status nns_builder_add_packed(nns_builder *b, const void *data,
   free(r.scratch);
   if (!r.deferred)
     return NNS_OK;
+  /* A backward graph's forward tensors, numbered "fwdN" where a node
+   * first read them, listed in that order (the rules' order: they name
+   * each where they read it), not in the order the recorder marked them
+   * (a call's arguments' order: nll_loss_backward reads its total weight
+   * before its target). */
+  st = nns__builder_order_inputs(b, r.forward, r.n_forward, err);
+  free(r.forward);
+  if (st) {
+    nns__builder_break(b);
+    return st;
+  }
   r.deferred->recorded = r.entries; /* (arena memory: the builder's) */
   /* the domains of the library's nodes, which the recorder did not see */
   return nns__builder_opsets_of_nodes(b, err);

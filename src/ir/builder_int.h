@@ -31,6 +31,16 @@ size_t nns__builder_node_count(const nns_builder *b);
 void nns__builder_reserve_names(nns_builder *b, size_t n);
 /* Marks the description incomplete: later calls fail with NNS_E_STATE. */
 void nns__builder_break(nns_builder *b);
+/* The main graph's inputs so far. */
+size_t nns__builder_input_count(const nns_builder *b);
+/* The main graph's inputs at `slots` (n indices, ascending) ordered by
+ * the number their names end in (stable; a name with none last), each
+ * taking one of those slots: inputs whose names a front numbered where
+ * it first read them (deferred numbering's "\5i" marks), listed as it
+ * numbered them rather than as they were recorded. NNS_E_ARG for a slot
+ * past the inputs or out of order; NNS_E_NOMEM. */
+nns_status nns__builder_order_inputs(nns_builder *b, const size_t *slots,
+                                     size_t n, nns_error *err);
 /* A front end's state: NULL until set; free_front(front) runs when the
  * builder is freed, before its arena goes. */
 void *nns__builder_front(const nns_builder *b);

@@ -167,11 +167,13 @@ typedef struct nns__aten_op {
    * separated: "NAME" one it reads the sizes of at most (a pooling
    * backward's input, a norm backward's saved statistics), "NAME/K" one
    * it reads only when output K is computed (a backward kernel's
-   * output_mask: a convolution's input for the weight's gradient), "NAME?"
-   * one it reads only for some values of the other arguments (a loss
-   * backward's total weight, under a mean). A recorder that leaves the numbering to
-   * the library at the build names a tensor where a node first reads it:
-   * it must not name one these leave unread (docs/tape.md) */
+   * output_mask: a convolution's input for the weight's gradient),
+   * "NAME?ARG=V" one it reads only when the int argument ARG is V (a loss
+   * backward's total weight, under a mean: reduction 1), "NAME?" one it
+   * reads only for some values of the other arguments, none said. A
+   * recorder that leaves the numbering to the library at the build names
+   * a tensor where a node first reads it: it must not name one these
+   * leave unread (docs/tape.md) */
   const char *unread;
 } nns__aten_op;
 

@@ -1288,9 +1288,11 @@ static void c_aten_op_unread(void) {
   CHECK_STR(nns_aten_op_unread((size_t)-1), "");
   size_t n = aten_entry(""),
          pool = aten_entry("max_pool2d_with_indices_backward"),
-         relu = aten_entry("relu");
+         relu = aten_entry("relu"), nll = aten_entry("nll_loss_backward");
   CHECK_STR(nns_aten_op_unread(n), "");
   CHECK_STR(nns_aten_op_unread(pool), "self"); /* its sizes only */
+  /* its input's sizes only; the total weight divides under a mean only */
+  CHECK_STR(nns_aten_op_unread(nll), "self total_weight?reduction=1");
   CHECK_STR(nns_aten_op_unread(relu), "");
 }
 static void c_aten_numbering(void) {
