@@ -35,9 +35,7 @@ static uint64_t shifted(const nns__arena_vec *shifts, uint64_t n) {
   return lo ? s[lo - 1].by : 0;
 }
 
-/* The number at the end of s (after its stem), parsed; false when s does
- * not end in digits or they overflow 2^48. */
-static bool trailing_number(const char *s, size_t *stem, uint64_t *n) {
+bool nns__front_trailing_number(const char *s, size_t *stem, uint64_t *n) {
   size_t end = strlen(s), at = end;
   while (at > 0 && s[at - 1] >= '0' && s[at - 1] <= '9')
     at--;
@@ -61,7 +59,7 @@ const char *nns__front_deferred_name(nns__front *f, const char *s) {
   }
   size_t stem;
   uint64_t n;
-  if (!trailing_number(s + 1, &stem, &n) || stem > 400)
+  if (!nns__front_trailing_number(s + 1, &stem, &n) || stem > 400)
     return NULL;
   n += shifted(s[0] == MARK_VALUE ? &f->shift_v : &f->shift_n, n);
   char buf[440];

@@ -155,6 +155,9 @@ void nns__front_number_next(nns__front *f, uint64_t values, uint64_t nodes,
  * it a name (else itself). Any other string is itself. NULL when out of
  * memory or a number does not parse. */
 const char *nns__front_deferred_name(nns__front *f, const char *s);
+/* The number at the end of s (after its stem of *stem bytes), parsed;
+ * false when s does not end in digits or they reach past 10^15. */
+bool nns__front_trailing_number(const char *s, size_t *stem, uint64_t *n);
 /* The `names` record of a numbered call under deferred numbering: the
  * recorder's counters (its last value number, its next node number, its
  * initializers), shifted by the calls before. */

@@ -69,24 +69,41 @@ typedef struct preader {
   uint64_t replayed;      /* bytes read again so far */
   size_t *forward;        /* malloc'd: the builder's input index of each
                              input record of a "\5i" mark (a forward
-                             tensor numbered where first read) */
+                             tensor numbered where first read) ... */
+  uint64_t *forward_key;  /* ... and the number it was given */
   size_t n_forward, cap_forward;
 } preader;
 
 static const char pk_oom[] = "out of memory";
 
-/* Notes that the builder's input `index` is to come from a "\5i" mark. */
-static bool pk_note_forward(preader *r, size_t index) {
+/* Notes that the builder's input `index` comes from a "\5i" mark, named
+ * `name` (its number the key it is listed by; none: last). */
+static bool pk_note_forward(preader *r, size_t index, const char *name) {
   if (r->n_forward == r->cap_forward) {
     size_t cap = r->cap_forward ? 2 * r->cap_forward : 16;
     size_t *grown = realloc(r->forward, cap * sizeof *grown);
-    if (!grown)
+    if (grown)
+      r->forward = grown;
+    uint64_t *keys = grown ? realloc(r->forward_key, cap * sizeof *keys)
+                           : NULL;
+    if (!keys)
       return false;
-    r->forward = grown;
+    r->forward_key = keys;
     r->cap_forward = cap;
   }
-  r->forward[r->n_forward++] = index;
+  size_t stem;
+  uint64_t key;
+  if (!nns__front_trailing_number(name, &stem, &key))
+    key = UINT64_MAX;
+  r->forward[r->n_forward] = index;
+  r->forward_key[r->n_forward++] = key;
   return true;
+}
+
+static void pk_free(preader *r) {
+  free(r->scratch);
+  free(r->forward);
+  free(r->forward_key);
 }
 
 static bool pk_fail(preader *r, const char *why) {
@@ -511,6 +528,7 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
   void *arr;
   const char **list = NULL, **list2 = NULL;
   nns_status st;
+  bool forward;
 #define RD(x) if (!(x)) return NNS_E_ARG
   switch (tag) {
   case PK_IR_VERSION:
@@ -532,12 +550,12 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
   case PK_OUTPUT:
   case PK_VALUE_INFO:
     RD(pk_raw_str(r, &s0));
-    if (tag == PK_INPUT && r->deferred && s0 && s0[0] == '\5' &&
-        s0[1] == 'i' && !nns__builder_in_subgraph(b) &&
-        !pk_note_forward(r, nns__builder_input_count(b)))
-      return pk_fail(r, pk_oom), NNS_E_NOMEM;
+    forward = tag == PK_INPUT && r->deferred && s0 && s0[0] == '\5' &&
+              s0[1] == 'i' && !nns__builder_in_subgraph(b);
     RD(pk_deferred(r, &s0) && pk_read(r, &i32a, sizeof i32a) &&
        pk_dims(r, true, &d));
+    if (forward && !pk_note_forward(r, nns__builder_input_count(b), s0))
+      return pk_fail(r, pk_oom), NNS_E_NOMEM;
     if (tag == PK_INPUT && r->deferred && s0 && s0[0] == '\5' &&
         s0[1] == 'u')
       return NNS_OK; /* a tensor no call read (nns__aten_op.unread) */
@@ -964,22 +982,23 @@ nns_status nns_builder_add_packed(nns_builder *b, const void *data,
       }
       if (index > 0)
         nns__builder_break(b); /* records before this one stay applied */
-      free(r.scratch);
-      free(r.forward);
+      pk_free(&r);
       return st;
     }
     index++;
   }
-  free(r.scratch);
-  if (!r.deferred)
+  if (!r.deferred) {
+    pk_free(&r);
     return NNS_OK;
+  }
   /* A backward graph's forward tensors, numbered "fwdN" where a node
    * first read them, listed in that order (the rules' order: they name
    * each where they read it), not in the order the recorder marked them
    * (a call's arguments' order: nll_loss_backward reads its total weight
    * before its target). */
-  st = nns__builder_order_inputs(b, r.forward, r.n_forward, err);
-  free(r.forward);
+  st = nns__builder_order_inputs(b, r.forward, r.forward_key, r.n_forward,
+                                 err);
+  pk_free(&r);
   if (st) {
     nns__builder_break(b);
     return st;
@@ -1092,7 +1111,7 @@ nns_status nns_aten_numbering(const void *data, size_t size,
                   "nns_aten_numbering: the buffer must hold a names "
                   "record of zeros, then an aten record");
   if (st) {
-    free(r.scratch);
+    pk_free(&r);
     nns_builder_free(b);
     return st;
   }
@@ -1106,7 +1125,7 @@ nns_status nns_aten_numbering(const void *data, size_t size,
                   (int64_t)(names_at + NAMES), NULL,
                   "nns_aten_numbering: the aten record at byte %zu: %s",
                   names_at + NAMES, r.why);
-  free(r.scratch);
+  pk_free(&r);
   if (st == NNS_OK && r.p != r.end)
     st = nns__err(err, NNS_E_ARG, (int64_t)(r.p - p), NULL,
                   "nns_aten_numbering: the buffer holds more than the names "

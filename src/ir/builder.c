@@ -1519,21 +1519,9 @@ size_t nns__builder_input_count(const nns_builder *b) {
   return b->root->inputs.n;
 }
 
-/* The number a name ends in; UINT64_MAX for none (or one past 2^64). */
-static uint64_t trailing_number(const char *name) {
-  size_t end = strlen(name), at = end;
-  while (at > 0 && name[at - 1] >= '0' && name[at - 1] <= '9')
-    at--;
-  if (at == end || end - at > 19)
-    return UINT64_MAX;
-  uint64_t v = 0;
-  for (size_t k = at; k < end; k++)
-    v = v * 10 + (uint64_t)(name[k] - '0');
-  return v;
-}
-
 nns_status nns__builder_order_inputs(nns_builder *b, const size_t *slots,
-                                     size_t n, nns_error *err) {
+                                     const uint64_t *keys, size_t n,
+                                     nns_error *err) {
   bval *inputs = b->root->inputs.p;
   size_t count = b->root->inputs.n;
   for (size_t k = 0; k < n; k++)
@@ -1542,23 +1530,25 @@ nns_status nns__builder_order_inputs(nns_builder *b, const size_t *slots,
                       "or not after the one before", k, n);
   if (n < 2)
     return NNS_OK;
-  bval *held = malloc(n * sizeof *held);
+  struct keyed {
+    bval v;
+    uint64_t key;
+  } *held = malloc(n * sizeof *held);
   if (!held)
     return nomem(err);
   for (size_t k = 0; k < n; k++)
-    held[k] = inputs[slots[k]];
+    held[k] = (struct keyed){inputs[slots[k]], keys[k]};
   /* insertion: stable, and the slots are few (a call's first reads) or
    * already in order (calls numbered one after the other) */
   for (size_t k = 1; k < n; k++) {
-    bval v = held[k];
-    uint64_t key = trailing_number(v.name);
+    struct keyed x = held[k];
     size_t j = k;
-    for (; j > 0 && trailing_number(held[j - 1].name) > key; j--)
+    for (; j > 0 && held[j - 1].key > x.key; j--)
       held[j] = held[j - 1];
-    held[j] = v;
+    held[j] = x;
   }
   for (size_t k = 0; k < n; k++)
-    inputs[slots[k]] = held[k];
+    inputs[slots[k]] = held[k].v;
   free(held);
   return NNS_OK;
 }

@@ -34,13 +34,13 @@ void nns__builder_break(nns_builder *b);
 /* The main graph's inputs so far. */
 size_t nns__builder_input_count(const nns_builder *b);
 /* The main graph's inputs at `slots` (n indices, ascending) ordered by
- * the number their names end in (stable; a name with none last), each
- * taking one of those slots: inputs whose names a front numbered where
- * it first read them (deferred numbering's "\5i" marks), listed as it
- * numbered them rather than as they were recorded. NNS_E_ARG for a slot
- * past the inputs or out of order; NNS_E_NOMEM. */
+ * `keys` (one each; stable), each taking one of those slots: inputs a
+ * front numbered where it first read them (deferred numbering's "\5i"
+ * marks), listed as it numbered them rather than as they were recorded.
+ * NNS_E_ARG for a slot past the inputs or out of order; NNS_E_NOMEM. */
 nns_status nns__builder_order_inputs(nns_builder *b, const size_t *slots,
-                                     size_t n, nns_error *err);
+                                     const uint64_t *keys, size_t n,
+                                     nns_error *err);
 /* A front end's state: NULL until set; free_front(front) runs when the
  * builder is freed, before its arena goes. */
 void *nns__builder_front(const nns_builder *b);
