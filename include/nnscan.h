@@ -574,7 +574,9 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
  *                   outside (named "constN" there), "\5i" K a backward
  *                   graph's forward tensor (named "fwdN" there, no
  *                   initializer: its input record, after the nodes,
- *                   names it so), "\5u" K one the call's entry leaves
+ *                   names it so; such inputs are listed in the order
+ *                   the library numbered them, not as their records
+ *                   came), "\5u" K one the call's entry leaves
  *                   unread (nns_aten_op_unread: named nowhere; a call
  *                   whose nodes read one is refused). A kernel record then
  *                   counts nodes and calls: a node record, a numbered
