@@ -284,6 +284,7 @@ NUMBERED = frozenset((
 # its Gemm's transB by the library as by the rule (ops_map.addmm, mm)
 _PRODUCT_RHS = {"mm": 1, "addmm": 2}
 
+
 def _signature(named, tensors):
     """The call's arguments with each tensor as its dtype and sizes, and
     the tensors in order (their value names are the records'); None for an
