@@ -375,10 +375,13 @@ def _key(base, names, args, kwargs, outs, tensors):
 def _folded(b, base, args):
     """The argument of a call that reads a weight's pending t() as a
     product's right operand (the library folds it, as the rule), None for
-    none; False where the call must go to its rule: a pending t() read
-    otherwise (the rule makes the weight's Transpose), or of a weight
-    changed in place (RWKV's rescaling: the value read is no parameter,
-    which the library folds only; the rule folds it all the same)."""
+    none; False where the call must go to its rule: a pending t() of a
+    weight changed in place (RWKV's rescaling: the value read is no
+    parameter, which the library folds only; the rule folds it all the
+    same), or read both as the right operand and otherwise (mm(w.t(),
+    w.t()): the rule folds one read and transposes the other). A pending
+    t() read only otherwise folds into nothing: its first read makes the
+    rule's Transpose (_first_read), one kernel with the call."""
     pending = b.pending_t
     # (weights' t() stay pending for the whole recording: most calls read
     # none of them, told in one pass in C)
@@ -390,8 +393,10 @@ def _folded(b, base, args):
     for k, a in enumerate(args):
         i = id(a)
         if i in pending and i not in named:
-            if k != rhs or fold is not None:
-                return False
+            if k != rhs:
+                if rhs is not None and rhs < len(args) and args[rhs] is a:
+                    return False
+                continue
             w = named.get(id(pending[i]))
             if w is not None and \
                     b.g.param_kinds.get(w, "constant") == "constant":
@@ -447,6 +452,7 @@ def record_deferred(b, base, names, args, kwargs, out):
     known = b.names.get
     ins = [known(id(t)) for t in tensors]
     g = b.g
+    first = len(g.nodes)
     if None in ins:
         unread = _api.ATEN_UNREAD.get(base)
         if unread is not None and not _name_unread(
@@ -482,6 +488,11 @@ def record_deferred(b, base, names, args, kwargs, out):
     g.nodes.append(_node(Node, ("aten::" + base, name, ins, out_names, {},
                                 "", scope)))
     g.node_source.append(b.source)
+    if len(g.nodes) - first > 1:
+        # a weight's t() read other than by a product (_first_read: the
+        # rule's Transpose) is a view in eager PyTorch: one kernel with
+        # the call that reads it, as the rule's nodes are
+        g.kernels.append((first, len(g.nodes) - first))
     g.aten[name] = (base, None, (g._counter, g._nodes_made, scope, None,
                                  len(g.inits), template), folds)
     return True

@@ -177,6 +177,44 @@ def test_a_weights_t_folds_on_the_tape(monkeypatch):
         p.numel() for p in m.parameters())
 
 
+class ReadOtherwise(nn.Module):
+    """A weight's t() read other than as a product's right operand: a
+    product's left operand (mm, addmm's mat1, the right operand another
+    weight's t() folded into transB) and a row of it (select)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(8, 8))
+        self.v = nn.Parameter(torch.randn(8, 8))
+
+    def forward(self, x):
+        h = x.view(8, 24)[:, :8]                          # 8 x 8
+        h = torch.mm(self.w.t(), h)                       # lhs: Transpose
+        h = torch.addmm(h, self.v.t(), self.w.t())        # mat1, mat2 folds
+        return h + self.v.t()[0]                          # select's Transpose
+
+
+def test_a_weights_t_read_otherwise_goes_on_the_tape(monkeypatch):
+    """The calls reading a weight's t() otherwise go on the tape, the
+    rule's Transpose made where the call first reads it, one kernel with
+    the call (the roofline's bytes: a view in eager PyTorch moves none):
+    every report byte for byte the rules'; MACs by hand: two 8 x 8 x 8
+    products, the Transposes none."""
+    _, on, held = _reports(monkeypatch, model=ReadOtherwise)
+    _, rules, _ = _reports(monkeypatch, numbered=False, model=ReadOtherwise)
+    for a, b in zip(on, rules):
+        assert a == b
+    calls = sorted(c[0] for c in held[0].values() if len(c) > 2)
+    assert {"mm", "addmm", "select"} <= set(calls)
+    assert _folded(held) == ["addmm"]
+    doc = json.loads(on[3])
+    ops = {t["op_type"]: t for t in doc["op_types"]}
+    # each t() its own view: w's (mm), v's (addmm's mat1), v's (select)
+    assert ops["Transpose"]["nodes"] == 3
+    assert ops["Transpose"]["macs"] == 0
+    assert doc["totals"]["metrics"]["macs"]["value"] == 2 * 8 * 8 * 8
+
+
 class Indexed(nn.Module):
     """Advanced indexing by two integer tensors of different shapes
     (BART's and OPT's mask, bool[1, 8][int64[1, 1, 1, 1], int64[1, 1, 1,
