@@ -8,6 +8,7 @@ every recorded call of the suite's summaries:
   one-node           tape._one_node (the recorder names the one node)
   t() held           a weight's t() held for the Gemm that reads it
   ALIAS, CREATE      ops_map's declarative entries
+  copy alias         a _to_copy to its own dtype, the recorder's alias
   unmapped           no entry: listed as uncounted
   rule: WHY          the call's ops_map.py rule made its nodes: the
                      deferred record declined it (a cast a fused span
@@ -54,6 +55,8 @@ def _path(b, base, rule, out, said):
         return "unmapped"
     if said.get("deferred"):
         return "library"
+    if said.get("kept"):
+        return "copy alias"
     if said.get("one_node"):
         return "one-node"
     if "deferred" in said:
@@ -68,6 +71,7 @@ def _path(b, base, rule, out, said):
 def install():
     tape.record_deferred = _noting(tape.record_deferred, "deferred")
     tape._one_node = _noting(tape._one_node, "one_node")
+    recorder._kept_dtype = _noting(recorder._kept_dtype, "kept")
     record = recorder.record
 
     def counted(b, func, args, kwargs, out):

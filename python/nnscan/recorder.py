@@ -625,6 +625,13 @@ def record(b, func, args, kwargs, out):
     elif on_tape is not None and tape.record(b, on_tape, base, args, kwargs,
                                              out):
         pass  # an aten record: the library lowers it
+    elif base == "_to_copy" and _kept_dtype(args, out):
+        # a copy to its own dtype (another device: a CPU scalar moved to
+        # meta, a sliding window's size) names its input again, as the
+        # table's to_copy aliases it (src/ops/aten.c): the recorder's alias,
+        # no node, so a layer's template reads no tensor from before it by
+        # a name of the tape's (module_replay.py)
+        b.alias(out, args[0])
     else:
         nodes = b.g.nodes
         first = len(nodes)
@@ -635,6 +642,13 @@ def record(b, func, args, kwargs, out):
         count = len(nodes) - first
         if count > 1 and base not in ops_map.SEVERAL_KERNELS:
             b.g.kernels.append((first, count))
+
+
+def _kept_dtype(args, out):
+    """Whether a _to_copy keeps its real input's dtype."""
+    x = args[0] if args else None
+    return isinstance(out, torch.Tensor) and isinstance(x, torch.Tensor) \
+        and out.dtype == x.dtype and not out.is_complex()
 
 
 _thread_id = threading.get_ident

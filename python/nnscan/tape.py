@@ -416,10 +416,8 @@ def record_deferred(b, base, names, args, kwargs, out):
     if base == "_to_copy" and (b.in_fused or out.dtype == args[0].dtype):
         # a cast a fused call may drop (fused.DROPPED): the rule's Cast,
         # which the recorder numbers, so the numbers after it are the
-        # rule's whether it is dropped or not; a copy to another device
-        # (a sliding window's size, a CPU scalar each layer's cache slot
-        # holds, moved to meta): the rule's alias, no node, so a layer's
-        # template reads no tensor from outside by name
+        # rule's whether it is dropped or not; a copy to its own dtype:
+        # the recorder's alias (recorder.record)
         return False
     pending = b.pending_t
     folds = ()
