@@ -212,13 +212,13 @@ def _scalar(v):
 # the default against NNSCAN_TAPE_NUMBERED=0). Each is moved here from
 # ops_map.py's rules once shown so; the list grows until ops_map.py goes.
 # Not yet: the few whose lowerings differ (tools/tape_same.py, on the
-# zoos and the suites: the complex ops,
-# _grouped_mm, the fused attention kernels), and
+# zoos and the suites: the complex ops, the fused attention kernels), and
 # the ops whose outputs are data-shaped (nonzero, unique), whose sizes
 # the rule declares from the values it ran on, and masked_scatter, which
 # the rule counts from the mask's tracked value (the table never lowers
-# it). A call reading a weight's pending t() other than as a product's
-# right operand keeps its rule (_folded), as does one whose arguments or
+# it). A product reading the pending t() of a weight changed in place, or
+# one t() both as its right operand and otherwise, keeps its rule
+# (_folded), as does a call whose arguments or
 # outputs are of a kind the record has none of (_template_of); nothing
 # is asked of the library per call, so a call its table declines is
 # left uncounted (record_deferred).
@@ -278,7 +278,10 @@ NUMBERED = frozenset((
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "argsort", "avg_pool1d",
     "avg_pool3d", "concat", "cudnn_batch_norm", "flatten", "matmul",
     "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d",
-    "reshape", "to", "view_as"))
+    "reshape", "to", "view_as")) | frozenset((
+    # session 104: the grouped experts' products (offs, the router's row
+    # counts, never read: a backward graph lists no input for it)
+    "_grouped_mm",))
 
 # the argument a matrix product reads a weight's t() through, folded into
 # its Gemm's transB by the library as by the rule (ops_map.addmm, mm)

@@ -483,6 +483,8 @@ def test_the_unread_arguments_are_the_schemas(monkeypatch):
     _api.lib()
     assert _api.ATEN_UNREAD
     for op, (unread, maybe) in _api.ATEN_UNREAD.items():
+        if op == "_grouped_mm" and not hasattr(torch, "_grouped_mm"):
+            continue  # an op of PyTorch 2.8 on: not on 1.13
         schema = getattr(torch.ops.aten, op).default._schema
         tensors = {a.name for a in schema.arguments
                    if "Tensor" in str(a.type)}

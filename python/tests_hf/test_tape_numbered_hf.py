@@ -39,3 +39,39 @@ def test_numbered_reports_are_the_rules(monkeypatch, family):
     assert numbered > 0 and none == 0
     for a, b in zip(on, off):
         assert a == b
+
+
+def test_grouped_experts_forward_and_backward_on_the_tape(monkeypatch):
+    """Qwen3-MoE's grouped experts (aten._grouped_mm: the experts' product
+    forward, and in the backward the input's and the weights' gradients)
+    go on the tape: the backward graph's inputs are the rules' in their
+    order (offs, the router's row counts, is read by no node: no input),
+    every report byte for byte the rules' (the MACs against FlopCounterMode:
+    test_hf_zoo.py's test_backward_matches_pytorch)."""
+    import json
+    held = {}
+    orig = graph._pack_parts
+
+    def pack(g):
+        held.setdefault(mode[0], []).extend(
+            c[0] for c in g.aten.values() if len(c) > 2)
+        return orig(g)
+    monkeypatch.setattr(graph, "_pack_parts", pack)
+    mode = [None]
+    got = {}
+    for numbered in ("defer", "0"):
+        monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
+        mode[0] = numbered
+        model, inputs = hf_zoo.build("qwen3_moe")
+        assert hf_zoo.experts_implementation(model) == "grouped_mm"
+        s = nnscan.summary(model, inputs=inputs, backward=True, file=False)
+        got[numbered] = (s, [s.to_text(), s.to_json(version=2),
+                             s.backward.to_text(),
+                             s.backward.to_json(version=2)])
+    monkeypatch.setattr(graph, "_pack_parts", orig)
+    assert held["defer"].count("_grouped_mm") >= 4  # forward and backward
+    assert "_grouped_mm" not in held.get("0", [])
+    for a, b in zip(got["defer"][1], got["0"][1]):
+        assert a == b
+    inputs_of = json.loads(got["defer"][1][3])["inputs"]
+    assert not any(i["dtype"] == "int32" for i in inputs_of)  # no offs

@@ -1306,8 +1306,10 @@ static const nns__aten_op table[] = {
     RULE("_adaptive_avg_pool3d", "GlobalAveragePool/AveragePool/Resize",
          adaptive),
     RULE("_convolution", "Conv/ConvTranspose", convolution_),
-    RULE("_grouped_mm", "MatMul / Slice, Reshape, MatMul, Concat",
-         grouped_mm),
+    /* offs, which rows meet which expert, is the router's data: the
+     * balanced split never reads it */
+    RULE_UNREAD("_grouped_mm", "MatMul / Slice, Reshape, MatMul, Concat",
+                grouped_mm, "offs"),
     RULE("_native_batch_norm_legit", "BatchNormalization", native_batch_norm),
     /* its attention weights (need_weights) are not lowered */
     RULE_UNWRITTEN_1(
