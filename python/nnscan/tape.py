@@ -212,7 +212,10 @@ def _scalar(v):
 # the default against NNSCAN_TAPE_NUMBERED=0). Each is moved here from
 # ops_map.py's rules once shown so; the list grows until ops_map.py goes.
 # Not yet: the few whose lowerings differ (tools/tape_same.py, on the
-# zoos and the suites: the complex ops, the fused attention kernels), and
+# zoos and the suites: the complex ops; _scaled_dot_product_attention_math
+# and scaled_dot_product_attention, whose rule keeps a boolean mask where
+# the table first makes it additive, which no recording sees: both
+# decompose before the recorder), and
 # the ops whose outputs are data-shaped (nonzero, unique), whose sizes
 # the rule declares from the values it ran on, and masked_scatter, which
 # the rule counts from the mask's tracked value (the table never lowers
@@ -281,7 +284,12 @@ NUMBERED = frozenset((
     "reshape", "to", "view_as")) | frozenset((
     # session 104: the grouped experts' products (offs, the router's row
     # counts, never read: a backward graph lists no input for it)
-    "_grouped_mm",))
+    "_grouped_mm",
+    # and the fused attention kernels a model's own device runs (the
+    # table's grouped-query form now the rule's)
+    "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_flash_attention_for_cpu",
+    "_scaled_dot_product_cudnn_attention"))
 
 # the argument a matrix product reads a weight's t() through, folded into
 # its Gemm's transB by the library as by the rule (ops_map.addmm, mm)

@@ -852,3 +852,26 @@ def test_pt2_sdpa_one_kv_head(tmp_path, monkeypatch):
     assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
     assert doc["totals"]["macs"] == 2 * 4 * 6 * 6 * 8
     assert doc["totals"]["macs"] == live["totals"]["macs"]
+
+
+@pytest.mark.parametrize("kv_heads", [1, 2])
+def test_pt2_sdpa_grouped_heads(kv_heads, tmp_path, monkeypatch):
+    """Grouped-query attention in an archive (enable_gqa: 2 key/value
+    heads for 4 query heads; 1 for all, multi-query): the query heads
+    grouped by the key/value head they share, so the products broadcast
+    with no copy of k and v. MACs by hand (QK^T and AV, 4*6*6*8 each),
+    and every count equal to the live recording of the fused kernel a
+    CPU runs for it, which the recorder lowers through the same entry."""
+    monkeypatch.setitem(CASES, "sdpa_gqa", (
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v,
+                                                       enable_gqa=True),
+        (r(1, 4, 6, 8), r(1, kv_heads, 6, 8), r(1, kv_heads, 6, 8)),
+        "scaled_dot_product_attention",
+        lambda q, k, v: A._scaled_dot_product_flash_attention_for_cpu(
+            q, k, v)[0]))
+    doc, live, _, _ = report("sdpa_gqa", tmp_path)
+    assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
+    assert doc["totals"]["macs"] == 2 * 4 * 6 * 6 * 8
+    assert numbers(doc["totals"]) == numbers(live["totals"])
+    assert by_type(doc) == by_type(live)
+    assert by_type(doc)[("", "Reshape")]["nodes"] == 4  # q, k, v, out

@@ -73,7 +73,8 @@ def test_sdpa_reads_qkv_writes_out(device, causal, dtype, numbered,
     tensor is read or written. The FLOPs are those of the nodes.
     On the numbered tape (docs/tape.md) the library lowers the math
     path's calls, each one a kernel of its own there, and the one kernel
-    marked over them replaces theirs: the same bytes."""
+    marked over them replaces theirs: the same bytes; and on the CPU the
+    fused kernel's call, whose nodes it marks one kernel itself."""
     monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
     B, H, L, S, E = 2, 4, 32, 48, 16
     if causal:
@@ -84,12 +85,17 @@ def test_sdpa_reads_qkv_writes_out(device, causal, dtype, numbered,
     item = q.element_size()
     rec = recorder.record_model(Attention(causal), (q, k, v), device=device)
     g = rec.graph
-    assert len(g.kernels) == 1
-    first, count = g.kernels[0]
-    assert (first, count) == (0, len(g.nodes))
-    if device == "meta":
+    if device == "model" and numbered == "defer":
+        # the fused kernel's one call on the tape (since session 104): the
+        # library lowers it and marks its nodes one kernel
+        assert len(g.nodes) == 1 and _numbered_calls(g, 0, 1) == 1
+        assert not g.kernels
+    else:
+        assert len(g.kernels) == 1
+        first, count = g.kernels[0]
+        assert (first, count) == (0, len(g.nodes))
         assert (_numbered_calls(g, first, count) > 0) == \
-            (numbered == "defer")
+            (numbered == "defer" and device == "meta")
     qkvo = (2 * B * H * L * E + 2 * B * H * S * E) * item
     # the constants as the rules make them, initializers of the recorded
     # graph (the library makes those of the calls it lowers)
@@ -100,7 +106,7 @@ def test_sdpa_reads_qkv_writes_out(device, causal, dtype, numbered,
     assert args <= L * S * item * causal + 1024
     fused = _analysis(g, "h100-sxm")
     assert fused.totals["bytes"] == qkvo + args
-    apart = _analysis(g, "h100-sxm", kernels=False)
+    apart = _analysis(rules, "h100-sxm", kernels=False)  # the same nodes
     assert apart.totals["bytes"] > qkvo + B * H * L * S * item
     assert fused.totals["flops"] == apart.totals["flops"]
     # one roofline unit: max(FLOPs / peak, bytes / bandwidth)
@@ -153,6 +159,49 @@ def test_sdpa_mask_and_gqa(monkeypatch):
     monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "defer")
     rec = recorder.record_model(Attention(gqa=True), (q, k, v, mask))
     assert _analysis(rec.graph).totals["bytes"] == want + args
+
+
+@pytest.mark.parametrize("heads,mask_heads", [(1, None), (2, None),
+                                              (2, 8), (2, 1)])
+def test_fused_gqa_on_the_tape_is_the_rules(heads, mask_heads, monkeypatch):
+    """The fused kernel a CPU runs (_scaled_dot_product_flash_attention_
+    for_cpu), with fewer key/value heads than query heads (enable_gqa; one
+    for all, multi-query) and a float mask of every query head, of one, or
+    none with is_causal: on the tape the library lowers it in the grouped
+    form of the rule (query heads [Hkv, G], keys and values [Hkv, 1],
+    the mask's heads as the queries' or [Mh, 1]): every report byte for
+    byte the rules', the call on the tape, and the products' MACs by hand
+    (2 x B H L S E: k and v read at their own size, never repeated)."""
+    import json
+    import nnscan
+    from nnscan import graph
+    B, H, L, E = 1, 8, 16, 8
+    q = torch.randn(B, H, L, E)
+    k = torch.randn(B, heads, L, E)
+    v = torch.randn(B, heads, L, E)
+    args = (q, k, v)
+    if mask_heads is not None:
+        args += (torch.randn(B, mask_heads, L, L),)
+    model = Attention(causal=mask_heads is None, gqa=True)
+    calls = []
+    orig = graph._pack_parts
+
+    def pack(g):
+        calls.extend(c[0] for c in g.aten.values() if len(c) > 2)
+        return orig(g)
+    monkeypatch.setattr(graph, "_pack_parts", pack)
+    reports = {}
+    for numbered in ("defer", "0"):
+        monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
+        s = nnscan.summary(model, inputs=args, file=False, device="model",
+                           hardware="h100-sxm")
+        reports[numbered] = (s.to_text(), s.to_json(version=2))
+    assert "_scaled_dot_product_flash_attention_for_cpu" in calls
+    assert reports["defer"] == reports["0"]
+    doc = json.loads(reports["defer"][1])
+    ops = {t["op_type"]: t for t in doc["op_types"]}
+    assert ops["MatMul"]["macs"] == 2 * B * H * L * L * E
+    assert "uncounted_aten" not in doc or not doc["uncounted_aten"]
 
 
 def test_sdpa_function_put_back():

@@ -1325,28 +1325,75 @@ static nns_status diff(nns__aten_call *c, const nns__aten_op *op) {
 
 /* ==== Attention ==== */
 
+/* A grouped view of x for grouped-query attention: Reshape(x, dims),
+ * its shape an int64 constant (as ops_map.py's _attention: no
+ * allowzero). */
+static const char *grouped(nns__aten_call *c, const char *x,
+                           const int64_t *dims, int n) {
+  const char *out = c->fresh(c->fe);
+  const char *ins[] = {x, nns__aten_const_ints(c, dims, n, false)};
+  if (!out || !ins[1] ||
+      nns__aten_node(c, "Reshape", "", ins, 2, &out, 1) != NNS_OK)
+    return NULL;
+  return out;
+}
+
+/* The sizes of x (rank r) with its head axis (r - 3) split in two:
+ * [..., a, b, x's last two]; the rank, r + 1. */
+static int split_heads(const nns__aten_meta *m, int64_t a, int64_t b,
+                       int64_t *dims) {
+  int r = m->rank;
+  for (int d = 0; d < r - 3; d++)
+    dims[d] = m->dims[d];
+  dims[r - 3] = a;
+  dims[r - 2] = b;
+  dims[r - 1] = m->dims[r - 2];
+  dims[r] = m->dims[r - 1];
+  return r + 1;
+}
+
 /* scaled_dot_product_attention(query, key, value, attn_mask, dropout_p,
- * is_causal, scale): softmax(q k^T * scale + mask) v as Transpose,
- * MatMul, Mul, Add, Softmax, MatMul, one kernel: ops_map.py's _attention
- * without its grouped-query form. A boolean mask is first made additive
- * at its own sizes, as PyTorch does before the fused kernel it runs
- * (convert_boolean_attn_mask: where(mask, 0, -inf), a kernel of its
+ * is_causal, scale, enable_gqa): softmax(q k^T * scale + mask) v as
+ * Transpose, MatMul, Mul, Add, Softmax, MatMul, one kernel: ops_map.py's
+ * _attention. Fewer key/value heads than query heads (grouped-query
+ * attention, enable_gqa's, and one head for all, Falcon's multi-query):
+ * the query heads grouped by the key/value head they share, [..., Hkv,
+ * G, L, E], against keys and values [..., Hkv, 1, S, E] (a mask of
+ * query heads [..., Hkv, G, L, S], of fewer [..., Mh, 1, L, S]), so the
+ * MatMuls broadcast over the group as the fused kernels do, with no copy
+ * of k and v, the output Reshape'd back. A boolean mask is first made
+ * additive at its own sizes, as PyTorch does before the fused kernel it
+ * runs (convert_boolean_attn_mask: where(mask, 0, -inf), a kernel of its
  * own); the live recording sees that Where and the kernel's Add. */
 static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *q = A_T(c, "query"), *k = A_T(c, "key"), *v = A_T(c, "value");
   const char *mask = A_T(c, "attn_mask");
-  const nns__aten_meta *mq = A_META(c, q), *mk = A_META(c, k);
+  const nns__aten_meta *mq = A_META(c, q), *mk = A_META(c, k),
+                       *mv = A_META(c, v), *mo = A_META(c, c->outs[0]);
   if (!q || !k || !v || !mq || !mk || mq->rank < 2 || mk->rank != mq->rank ||
-      mq->rank > 16 || nns__aten_bool(c, "enable_gqa", false))
+      mq->rank > NNS__ATEN_R_MAX - 1)
     return NNS_E_NOTFOUND;
   int r = mq->rank;
-  /* one key/value head for every query head (Falcon's multi-query) is
-   * broadcasting, as the math path's MatMuls run it; other grouped heads
-   * (enable_gqa's): not here yet */
-  if (r >= 3 && mq->dims[r - 3] >= 0 && mk->dims[r - 3] >= 0 &&
-      mq->dims[r - 3] != mk->dims[r - 3] && mk->dims[r - 3] != 1)
+  int64_t hq = r >= 3 ? mq->dims[r - 3] : 1, hkv = r >= 3 ? mk->dims[r - 3] : 1;
+  /* grouped where the heads are known and differ; heads that do not
+   * divide are no attention PyTorch runs */
+  bool group = r >= 3 && hq >= 0 && hkv >= 0 && hq != hkv;
+  if (group && (hkv == 0 || hq % hkv != 0))
     return NNS_E_NOTFOUND;
+  const nns__aten_meta *mm = A_META(c, mask);
+  int64_t od[NNS__ATEN_R_MAX], dq[NNS__ATEN_R_MAX];
+  if (group && !(nns__aten_known(mq, dq) && nns__aten_known(mk, dq) &&
+                 nns__aten_known(mv, dq) && mv->rank == r &&
+                 nns__aten_known(mo, od) &&
+                 (!mask || (mm && nns__aten_known(mm, dq))))) {
+    /* sizes a Reshape cannot be given (an archive's symbols): one
+     * key/value head for all broadcasts as the math path's MatMuls run
+     * it, other groups are not lowered */
+    if (hkv != 1)
+      return NNS_E_NOTFOUND;
+    group = false;
+  }
   int64_t e = mq->dims[r - 1];
   const nns__aten_arg *sa = nns__aten_arg_of(c, "scale");
   double scale = sa && sa->kind == NNS__AA_FLOAT ? sa->f
@@ -1355,7 +1402,6 @@ static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
   if (isnan(scale))
     return NNS_E_NOTFOUND;
   bool causal = nns__aten_bool(c, "is_causal", false);
-  const nns__aten_meta *mm = A_META(c, mask);
   if (mask && mm && mm->dtype == NNS_DT_BOOL) {
     const char *add = c->fresh(c->fe);
     const char *ins[] = {mask, nns__aten_scalar(c, 0.0, mq->dtype),
@@ -1366,14 +1412,32 @@ static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
     mask = add;
   }
   size_t first = *c->node_count;
-  int64_t perm[16];
-  for (int a = 0; a < r; a++)
+  int rg = r; /* the rank the products run at */
+  if (group) {
+    int64_t dims[NNS__ATEN_R_MAX];
+    rg = split_heads(mq, hkv, hq / hkv, dims);
+    q = grouped(c, q, dims, rg);
+    split_heads(mk, hkv, 1, dims);
+    k = q ? grouped(c, k, dims, rg) : NULL;
+    split_heads(mv, hkv, 1, dims);
+    v = k ? grouped(c, v, dims, rg) : NULL;
+    if (!v)
+      return c->err->code ? c->err->code : NNS_E_NOMEM;
+    if (mask && mm && mm->rank >= 3 && mm->rank < NNS__ATEN_R_MAX) {
+      int64_t mh = mm->dims[mm->rank - 3];
+      split_heads(mm, mh == hq ? hkv : mh, mh == hq ? hq / hkv : 1, dims);
+      if (!(mask = grouped(c, mask, dims, mm->rank + 1)))
+        return c->err->code ? c->err->code : NNS_E_NOMEM;
+    }
+  }
+  int64_t perm[NNS__ATEN_R_MAX];
+  for (int a = 0; a < rg; a++)
     perm[a] = a;
-  perm[r - 1] = r - 2;
-  perm[r - 2] = r - 1;
+  perm[rg - 1] = rg - 2;
+  perm[rg - 2] = rg - 1;
   const char *kt = c->fresh(c->fe);
   A_TRY(nns__aten_node(c, "Transpose", "", &k, 1, &kt, 1));
-  A_TRY(nns_builder_attr_ints(c->b, "perm", perm, (size_t)r, c->err));
+  A_TRY(nns_builder_attr_ints(c->b, "perm", perm, (size_t)rg, c->err));
   const char *scores = c->fresh(c->fe);
   const char *mm1[] = {q, kt};
   A_TRY(nns__aten_node(c, "MatMul", "", mm1, 2, &scores, 1));
@@ -1398,7 +1462,16 @@ static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
   A_TRY(nns__aten_node(c, "Softmax", "", &scaled, 1, &probs, 1));
   A_TRY(nns_builder_attr_int(c->b, "axis", -1, c->err));
   const char *mm2[] = {probs, v};
-  A_TRY(nns__aten_node(c, "MatMul", "", mm2, 2, c->outs, 1));
+  if (!group) {
+    A_TRY(nns__aten_node(c, "MatMul", "", mm2, 2, c->outs, 1));
+    return nns__aten_kernel(c, first);
+  }
+  const char *out = c->fresh(c->fe);
+  A_TRY(nns__aten_node(c, "MatMul", "", mm2, 2, &out, 1));
+  const char *ins[] = {out, nns__aten_const_ints(c, od, mo->rank, false)};
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Reshape", "", ins, 2, c->outs, 1));
   return nns__aten_kernel(c, first);
 }
 
