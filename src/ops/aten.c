@@ -1369,6 +1369,8 @@ static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *q = A_T(c, "query"), *k = A_T(c, "key"), *v = A_T(c, "value");
   const char *mask = A_T(c, "attn_mask");
+  if (c->n_outs < 1)
+    return NNS_E_NOTFOUND;
   const nns__aten_meta *mq = A_META(c, q), *mk = A_META(c, k),
                        *mv = A_META(c, v), *mo = A_META(c, c->outs[0]);
   if (!q || !k || !v || !mq || !mk || mq->rank < 2 || mk->rank != mq->rank ||
