@@ -1325,17 +1325,18 @@ static nns_status diff(nns__aten_call *c, const nns__aten_op *op) {
 
 /* ==== Attention ==== */
 
-/* A grouped view of x for grouped-query attention: Reshape(x, dims),
- * its shape an int64 constant (as ops_map.py's _attention: no
- * allowzero). */
+/* A grouped view of x for grouped-query attention: Reshape(x, dims). */
 static const char *grouped(nns__aten_call *c, const char *x,
                            const int64_t *dims, int n) {
   const char *out = c->fresh(c->fe);
-  const char *ins[] = {x, nns__aten_const_ints(c, dims, n, false)};
-  if (!out || !ins[1] ||
-      nns__aten_node(c, "Reshape", "", ins, 2, &out, 1) != NNS_OK)
-    return NULL;
-  return out;
+  return out && nns__aten_reshape_to(c, x, dims, n, out) == NNS_OK ? out
+                                                                   : NULL;
+}
+
+/* Whether every size of m is known. */
+static bool sized(const nns__aten_meta *m) {
+  int64_t dims[NNS__ATEN_R_MAX];
+  return nns__aten_known(m, dims);
 }
 
 /* The sizes of x (rank r) with its head axis (r - 3) split in two:
@@ -1361,10 +1362,12 @@ static int split_heads(const nns__aten_meta *m, int64_t a, int64_t b,
  * G, L, E], against keys and values [..., Hkv, 1, S, E] (a mask of
  * query heads [..., Hkv, G, L, S], of fewer [..., Mh, 1, L, S]), so the
  * MatMuls broadcast over the group as the fused kernels do, with no copy
- * of k and v, the output Reshape'd back. A boolean mask is first made
- * additive at its own sizes, as PyTorch does before the fused kernel it
- * runs (convert_boolean_attn_mask: where(mask, 0, -inf), a kernel of its
- * own); the live recording sees that Where and the kernel's Add. */
+ * of k and v, the output Reshape'd back (nns__aten_reshape_to: allowzero
+ * where a size is 0, as every Reshape the table makes). A boolean mask is
+ * first made additive at its own sizes, as PyTorch does before the fused
+ * kernel it runs (convert_boolean_attn_mask: where(mask, 0, -inf), a
+ * kernel of its own); the live recording sees that Where and the
+ * kernel's Add. */
 static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *q = A_T(c, "query"), *k = A_T(c, "key"), *v = A_T(c, "value");
@@ -1384,11 +1387,9 @@ static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
   if (group && (hkv == 0 || hq % hkv != 0))
     return NNS_E_NOTFOUND;
   const nns__aten_meta *mm = A_META(c, mask);
-  int64_t od[NNS__ATEN_R_MAX], dq[NNS__ATEN_R_MAX];
-  if (group && !(nns__aten_known(mq, dq) && nns__aten_known(mk, dq) &&
-                 nns__aten_known(mv, dq) && mv->rank == r &&
-                 nns__aten_known(mo, od) &&
-                 (!mask || (mm && nns__aten_known(mm, dq))))) {
+  int64_t od[NNS__ATEN_R_MAX];
+  if (group && !(sized(mq) && sized(mk) && sized(mv) && mv->rank == r &&
+                 nns__aten_known(mo, od) && (!mask || sized(mm)))) {
     /* sizes a Reshape cannot be given (an archive's symbols): one
      * key/value head for all broadcasts as the math path's MatMuls run
      * it, other groups are not lowered */
@@ -1470,10 +1471,7 @@ static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
   }
   const char *out = c->fresh(c->fe);
   A_TRY(nns__aten_node(c, "MatMul", "", mm2, 2, &out, 1));
-  const char *ins[] = {out, nns__aten_const_ints(c, od, mo->rank, false)};
-  if (!ins[1])
-    return c->err->code;
-  A_TRY(nns__aten_node(c, "Reshape", "", ins, 2, c->outs, 1));
+  A_TRY(nns__aten_reshape_to(c, out, od, mo->rank, c->outs[0]));
   return nns__aten_kernel(c, first);
 }
 
