@@ -528,6 +528,10 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
  *                   BOOL u8 0|1; STRING str; DTYPE i32 nns_dtype.
  *                   tensor: str value name, i32 dtype, shape (what the
  *                   recording saw, no size negative; rank -1: unknown).
+ *                   Past the schema's arguments, the one piece of a
+ *                   tensor's contents a record carries: masked_scatter's
+ *                   INT "tracked_count", how many of self's elements the
+ *                   mask (broadcast) holds, which an archive lacks.
  *                   An op the table has
  *                   no entry for, or cannot lower in this instance, is
  *                   one node of domain "pytorch.aten" with its outputs'

@@ -289,7 +289,14 @@ NUMBERED = frozenset((
     # table's grouped-query form now the rule's)
     "_scaled_dot_product_flash_attention",
     "_scaled_dot_product_flash_attention_for_cpu",
-    "_scaled_dot_product_cudnn_attention"))
+    "_scaled_dot_product_cudnn_attention")) | frozenset((
+    # session 105: the data-shaped ops, their sizes declared by the
+    # table's lowering from the record's outputs, as the rule declares
+    # them from the values it ran on
+    "nonzero", "_unique", "_unique2", "unique_consecutive",
+    # and masked_scatter, how many elements land the tracked mask's count
+    # (_with_tracked_count)
+    "masked_scatter"))
 
 # the argument a matrix product reads a weight's t() through, folded into
 # its Gemm's transB by the library as by the rule (ops_map.addmm, mm)
@@ -430,6 +437,8 @@ def record_deferred(b, base, names, args, kwargs, out):
         # rule's whether it is dropped or not; a copy to its own dtype:
         # the recorder's alias (recorder.record)
         return False
+    if base == "masked_scatter":
+        names, args = _with_tracked_count(b, names, args, kwargs)
     pending = b.pending_t
     folds = ()
     fold = _folded(b, base, args)
@@ -505,6 +514,23 @@ def record_deferred(b, base, names, args, kwargs, out):
     g.aten[name] = (base, None, (g._counter, g._nodes_made, scope, None,
                                  len(g.inits), template), folds)
     return True
+
+
+def _with_tracked_count(b, names, args, kwargs):
+    """masked_scatter's names and arguments with `tracked_count` after the
+    schema's: how many of self's elements the mask (broadcast to self)
+    holds, from the mask's tracked value (shadow.py), what the table's
+    lowering slices of source (include/nnscan.h, record 29: the one
+    piece of a tensor's contents a record carries, a count). As they
+    were where the mask has no value (the table leaves the call
+    uncounted, as the rule did)."""
+    m = b.value_of(args[1]) if len(args) == 3 and not kwargs else None
+    if m is None:
+        return names, args
+    count = int(m.expand(args[0].shape).sum())
+    more = _Names(names + ("tracked_count",))
+    more.optional = names.optional
+    return more, tuple(args) + (count,)
 
 
 def _name_unread(b, unread, names, args, kwargs, outs, tensors, ins):

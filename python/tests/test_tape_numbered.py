@@ -215,6 +215,86 @@ def test_a_weights_t_read_otherwise_goes_on_the_tape(monkeypatch):
     assert doc["totals"]["metrics"]["macs"]["value"] == 2 * 8 * 8 * 8
 
 
+class DataShaped(nn.Module):
+    """Sizes that are data: the positions of every third element
+    (nonzero: 64 of 192) and the distinct values of x // 4 (unique: 48),
+    each selecting that many of x's elements, and a product over the 64
+    (its MACs depend on the count)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(64, 8))
+
+    def forward(self, x):
+        h = x.flatten(1)                                      # 1 x 192
+        n = torch.arange(192, device=x.device)
+        at = torch.nonzero(n % 3 == 0)                        # 64 x 1
+        u, counts = torch.unique(n // 4, return_counts=True)  # 48, 48
+        kept = h.index_select(1, at[:, 0])                    # 1 x 64
+        return kept @ self.w, h.index_select(1, u) * counts
+
+
+def test_data_shaped_sizes_on_the_tape(monkeypatch):
+    """nonzero and unique on the tape: their counts are data, which the
+    table's lowering takes from the record's outputs (declared, as the
+    rule declares the values it ran on), so what reads them is counted in
+    those sizes: every report byte for byte the rules'; MACs by hand
+    (1 x 64 by 64 x 8), the Gathers' outputs 64 and 48 elements."""
+    _, on, held = _reports(monkeypatch, model=DataShaped)
+    _, rules, _ = _reports(monkeypatch, numbered=False, model=DataShaped)
+    calls = {c[0] for c in held[0].values() if len(c) > 2}
+    assert {"nonzero", "_unique2"} <= calls
+    for a, b in zip(on, rules):
+        assert a == b
+    doc = json.loads(on[3])
+    assert doc["totals"]["metrics"]["macs"]["value"] == 64 * 8
+    ops = {t["op_type"]: t for t in doc["op_types"]}
+    assert ops["NonZero"]["nodes"] == 1 and ops["Unique"]["nodes"] == 1
+    # int64 [1, 64] each; a Mul of the 48 values by their counts
+    assert ops["NonZero"]["activation_bytes"] == 64 * 8
+    assert ops["Transpose"]["activation_bytes"] == 64 * 8
+    assert ops["Mul"]["flops"] == 48
+
+
+class ImageFeatures(nn.Module):
+    """Features scattered into embeddings as vision-language models do
+    (masked_scatter), twice on the same shapes: one row of three takes 8
+    of the features' elements, the other two 16; the masks made from
+    positions, known on meta."""
+
+    def __init__(self):
+        super().__init__()
+        self.feats = nn.Parameter(torch.randn(6, 8))
+
+    def forward(self, x):
+        h = x.flatten(2)[:, :, :8]                            # 1 x 3 x 8
+        rows = torch.arange(3, device=x.device)
+        one = (rows == 1)[None, :, None].expand_as(h)
+        two = (rows != 1)[None, :, None].expand_as(h)
+        return h.masked_scatter(one, self.feats) + \
+            h.masked_scatter(two, self.feats)
+
+
+def test_masked_scatter_by_its_tracked_count(monkeypatch):
+    """masked_scatter on the tape, how many elements land the count the
+    record carries from the tracked mask (8, then 16: two calls of one
+    form, two counts): every report byte for byte the rules'; the
+    ScatterNDs' DMAs by hand (docs/metrics.md: X + indices + 2 updates +
+    Y, X and Y 24 elements, the indices and updates as many as land)."""
+    _, on, held = _reports(monkeypatch, model=ImageFeatures)
+    _, rules, _ = _reports(monkeypatch, numbered=False, model=ImageFeatures)
+    calls = [c[0] for c in held[0].values() if len(c) > 2]
+    assert calls.count("masked_scatter") == 2
+    for a, b in zip(on, rules):
+        assert a == b
+    doc = json.loads(on[3])
+    assert doc["uncounted_ops"] == []
+    ops = {t["op_type"]: t for t in doc["op_types"]}
+    assert ops["ScatterND"]["nodes"] == 2
+    assert ops["ScatterND"]["dmas"] == sum(24 + k + 2 * k + 24
+                                           for k in (8, 16))
+
+
 class Indexed(nn.Module):
     """Advanced indexing by two integer tensors of different shapes
     (BART's and OPT's mask, bool[1, 8][int64[1, 1, 1, 1], int64[1, 1, 1,

@@ -434,13 +434,49 @@ static nns_status fft_composite(nns__aten_call *c, const nns__aten_op *op) {
   return cx ? fft_c2c_on(&kc, xr, mx) : fft_r2c_on(&kc, xr, mx);
 }
 
-/* masked_scatter(self, mask, source): how many source elements land is
- * the mask's contents, which an archive does not hold; the recorder
- * counts it from the tracked mask value. Here: uncounted (reported). */
+/* masked_scatter(self, mask, source): self's elements where mask
+ * (broadcast to self) holds, filled in order from source's first ones
+ * (a vision-language model merging image features into the text
+ * embeddings). How many land is the mask's contents: the recorder's
+ * tape gives it, counted from the tracked mask, as `tracked_count` after
+ * the schema's arguments (include/nnscan.h, record 29); an archive holds
+ * no contents, and the call stays uncounted (reported). A ScatterND of
+ * that many source elements into self flattened: Reshape both, Slice the
+ * source's first, ScatterND at as many positions, Reshape back. The mask
+ * itself is never read (nns_aten_op_unread). */
 static nns_status masked_scatter(nns__aten_call *c, const nns__aten_op *op) {
-  (void)c;
   (void)op;
-  return NNS_E_NOTFOUND;
+  const char *x = A_T(c, "self"), *src = A_T(c, "source");
+  const nns__aten_arg *k = nns__aten_arg_of(c, "tracked_count");
+  const nns__aten_meta *mx = A_META(c, x), *ms = A_META(c, src);
+  int64_t dx[NNS__ATEN_R_MAX], ds[NNS__ATEN_R_MAX];
+  if (!x || !src || !k || k->kind != NNS__AA_INT || k->sym || c->n_outs < 1 ||
+      !c->outs[0] || !nns__aten_known(mx, dx) || !nns__aten_known(ms, ds))
+    return NNS_E_NOTFOUND;
+  int64_t n = nns__aten_prod(dx, mx->rank), ns = nns__aten_prod(ds, ms->rank);
+  int64_t count = k->i, zero = 0;
+  if (n < 0 || ns < 0 || count < 0 || count > n || count > ns)
+    return NNS_E_NOTFOUND;
+  size_t first = *c->node_count;
+  const char *flat = c->fresh(c->fe);
+  A_TRY(nns__aten_reshape_to(c, x, &n, 1, flat));
+  const char *taken = c->fresh(c->fe), *src_flat = c->fresh(c->fe);
+  A_TRY(nns__aten_reshape_to(c, src, &ns, 1, src_flat));
+  const char *slice[4] = {src_flat, nns__aten_const_ints(c, &zero, 1, false),
+                          NULL, NULL};
+  if (!slice[1] || !(slice[2] = nns__aten_const_ints(c, &count, 1, false)) ||
+      !(slice[3] = nns__aten_const_ints(c, &zero, 1, false)))
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Slice", "", slice, 4, &taken, 1));
+  const char *y = c->fresh(c->fe);
+  int64_t at[2] = {count, 1};
+  const char *scatter[3] = {flat, nns__aten_filler(c, NNS_DT_INT64, 2, at),
+                            taken};
+  if (!scatter[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "ScatterND", "", scatter, 3, &y, 1));
+  A_TRY(nns__aten_reshape_to(c, y, dx, mx->rank, c->outs[0]));
+  return nns__aten_kernel(c, first);
 }
 
 /* abs of a complex value in real form: its modulus, sqrt(re^2 + im^2)
@@ -674,8 +710,10 @@ static const nns__aten_op ops[] = {
     RULE("fft_rfft2", "DFT", fft_composite),
     RULE("fft_rfftn", "DFT", fft_composite),
     RULE("imag", "Gather (select of the real form)", real_part),
-    RULE("masked_scatter", "(uncounted: the mask's contents)",
-         masked_scatter),
+    /* how many land is the tape's tracked_count: the mask, never read */
+    RULE_UNREAD("masked_scatter",
+                "Reshape, Slice, ScatterND, Reshape (by the tracked count)",
+                masked_scatter, "mask"),
     RULE("polar", "Cos Sin Mul Unsqueeze Concat", polar),
     RULE("real", "Gather (select of the real form)", real_part),
     RULE("view_as_complex", "(its input, in real form)", view_as_complex),

@@ -48,6 +48,10 @@ nns_status nns__aten_node(nns__aten_call *c, const char *op_type,
                           size_t n_in, const char *const *outs, size_t n_out);
 /* Marks the nodes added since `first` as one kernel (when 2 or more). */
 nns_status nns__aten_kernel(nns__aten_call *c, size_t first);
+/* Declares `name`'s sizes (value_info, dims all known: else nothing),
+ * under the graph name the numbering gave it once written. */
+nns_status nns__aten_declare(nns__aten_call *c, const char *name,
+                             int32_t dtype, int rank, const int64_t *dims);
 /* Small constants, each a new initializer marked CONSTANT: int64 values
  * (a scalar when `scalar`), a number as a 0-d tensor of `dtype`, and a
  * tensor of `dtype` and dims with no data (ones or zeros where PyTorch

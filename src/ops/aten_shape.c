@@ -755,7 +755,9 @@ static nns_status bucketize(nns__aten_call *c, const nns__aten_op *op) {
 /* ==== Data-dependent sizes ==== */
 
 /* nonzero(self) -> (count, rank) int64: NonZero, (rank, count), then a
- * Transpose. The count is data: NonZero's rule leaves it unknown. */
+ * Transpose. The count is data: NonZero's rule leaves it unknown, and
+ * both values take the one the recording found (declared; an archive's
+ * is a symbol, left unknown). */
 static nns_status nonzero(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "self");
@@ -767,6 +769,12 @@ static nns_status nonzero(nns__aten_call *c, const nns__aten_op *op) {
   A_TRY(nns__aten_node(c, "NonZero", "", &x, 1, &t, 1));
   A_TRY(nns__aten_node(c, "Transpose", "", &t, 1, c->outs, 1));
   A_TRY(nns_builder_attr_ints(c->b, "perm", perm, 2, c->err));
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  if (mo && mo->rank == 2) {
+    int64_t dims[2] = {mo->dims[1], mo->dims[0]};
+    A_TRY(nns__aten_declare(c, t, NNS_DT_INT64, 2, dims));
+    A_TRY(nns__aten_declare(c, c->outs[0], NNS_DT_INT64, 2, mo->dims));
+  }
   return nns__aten_kernel(c, first);
 }
 
@@ -809,7 +817,13 @@ static nns_status unique(nns__aten_call *c, const nns__aten_op *op) {
     ys[k + 1] = own ? o : c->fresh(c->fe);
   }
   A_TRY(nns__aten_node(c, "Unique", "", &x, 1, ys, 4));
-  return nns_builder_attr_int(c->b, "sorted", 0, c->err);
+  A_TRY(nns_builder_attr_int(c->b, "sorted", 0, c->err));
+  /* the count is data: each output takes the size the recording found */
+  int64_t sizes[4] = {m0->dims[0], m0->dims[0], n, m0->dims[0]};
+  for (int k = 0; k < 4; k++)
+    A_TRY(nns__aten_declare(c, ys[k], k ? NNS_DT_INT64 : m0->dtype, 1,
+                            &sizes[k]));
+  return NNS_OK;
 }
 
 /* repeat_interleave: with self first (self, repeats, dim, output_size),

@@ -148,6 +148,24 @@ nns_status nns__aten_node(nns__aten_call *c, const char *op_type,
   return st;
 }
 
+/* A data-shaped value's sizes as the recording saw them (value_info): a
+ * dim its node's rule cannot know from shapes (NonZero's count, Unique's)
+ * takes them (NNS_INFER_FALLBACK_DECLARED), as the recorder declares what
+ * its own rules make so. Nothing where a size is unknown (an archive's
+ * symbol: the rule's own unknown stands). Call it once `name` is written. */
+nns_status nns__aten_declare(nns__aten_call *c, const char *name,
+                             int32_t dtype, int rank, const int64_t *dims) {
+  for (int d = 0; d < rank; d++)
+    if (dims[d] < 0)
+      return NNS_OK;
+  const char *graph_name = c->numbered ? c->numbered(c->fe, name, false)
+                                       : name;
+  if (!graph_name)
+    return nns__err(c->err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  return nns_builder_add_value_info(c->b, graph_name, dtype, rank, dims,
+                                    NULL, c->err);
+}
+
 nns_status nns__aten_kernel(nns__aten_call *c, size_t first) {
   size_t n = *c->node_count - first;
   return n < 2 ? NNS_OK : nns_builder_mark_kernel(c->b, first, n, c->err);

@@ -12,7 +12,8 @@ three of the models with the numbering left to the library (deferred_*:
 `names` records before the numbered calls), and a backward graph so
 (deferred_backward);
 the indexing model's calls (index off the leading dims, a mask's rows,
-alpha, a rounding mode) among them.
+alpha, a rounding mode) among them, and the data-shaped ones
+(deferred_data: nonzero, unique, masked_scatter's tracked_count).
 
     NNSCAN_LIBRARY=build/gcc/libnnscan.so /usr/bin/python3 tests/fuzz/seeds/fuzz_aten/make_seeds.py
 """
@@ -53,6 +54,19 @@ class Indexing(nn.Module):
             torch.div(y, 3.0, rounding_mode="floor")
 
 
+class DataShaped(nn.Module):
+    """The calls whose sizes are data (session 105): nonzero and unique
+    (their counts declared from the record's outputs) and masked_scatter
+    (how many land: the record's tracked_count)."""
+
+    def forward(self, x):                   # 2 x 6
+        n = torch.arange(12).reshape(2, 6)
+        at = torch.nonzero(n % 3 == 0)
+        u, counts = torch.unique(n // 4, return_counts=True)
+        y = x.masked_scatter(n > 7, x[:, :4] * 2)
+        return at, u, counts, y
+
+
 def models():
     yield "cnn", nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(),
                                nn.Flatten()), torch.zeros(1, 3, 4, 4)
@@ -65,6 +79,7 @@ def models():
         nn.MaxPool2d(2), nn.Flatten(1), nn.LayerNorm(16)), \
         torch.zeros(1, 3, 4, 4)
     yield "indexing", Indexing(), torch.arange(60.0).reshape(3, 4, 5) - 30
+    yield "data", DataShaped(), torch.zeros(2, 6)
 
 
 def synthetic():
@@ -117,7 +132,7 @@ def main():
     # of)
     os.environ["NNSCAN_TAPE_NUMBERED"] = "0"
     for name, m, x in models():
-        if name in ("numbered", "indexing"):
+        if name in ("numbered", "indexing", "data"):
             continue  # no call of one node: their deferred_ seeds only
         rec = recorder.record_model(m.eval(), (x,))
         assert rec.graph.aten, "the tape took no call"
@@ -130,7 +145,7 @@ def main():
     # the library folds (docs/tape.md, "A weight's transpose")
     os.environ["NNSCAN_TAPE_NUMBERED"] = "defer"
     for name, m, x in models():
-        if name in ("numbered", "linears", "indexing"):
+        if name in ("numbered", "linears", "indexing", "data"):
             rec = recorder.record_model(m.eval(), (x,))
             assert rec.graph.deferred
             with open(os.path.join(HERE, "deferred_" + name + ".bin"),
