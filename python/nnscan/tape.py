@@ -215,13 +215,9 @@ def _scalar(v):
 # zoos and the suites: the complex ops; _scaled_dot_product_attention_math
 # and scaled_dot_product_attention, whose rule keeps a boolean mask where
 # the table first makes it additive, which no recording sees: both
-# decompose before the recorder), and
-# the ops whose outputs are data-shaped (nonzero, unique), whose sizes
-# the rule declares from the values it ran on, and masked_scatter, which
-# the rule counts from the mask's tracked value (the table never lowers
-# it). A product reading the pending t() of a weight changed in place, or
-# one t() both as its right operand and otherwise, keeps its rule
-# (_folded), as does a call whose arguments or
+# decompose before the recorder). A product reading the pending t() of a
+# weight changed in place, or one t() both as its right operand and
+# otherwise, keeps its rule (_folded), as does a call whose arguments or
 # outputs are of a kind the record has none of (_template_of); nothing
 # is asked of the library per call, so a call its table declines is
 # left uncounted (record_deferred).
