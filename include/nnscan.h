@@ -612,6 +612,13 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
  *                   inits_to - inits_from to its initializers. The bytes
  *                   read again in one buffer may not exceed 64 times its
  *                   size; path_from may not be empty.
+ *   34 dropped      (under deferred numbering only) nothing: the names
+ *                   record and aten record after it are lowered for the
+ *                   numbers they take, and the nodes the call made are
+ *                   then taken back (with their value_info): a call whose
+ *                   result a fused kernel throws away (the math SDPA's
+ *                   attention weights cast back, python/nnscan/fused.py),
+ *                   the recorder's entry, no node.
  *
  * Each record is checked as its call is, and the bytes themselves first:
  * a record running past `size`, a bad tag, rank or flag, or a string
@@ -690,7 +697,8 @@ NNS_API nns_status nns_builder_packed_entries(nns_builder *b, size_t first,
   X(NAMES, 30, "names")                                                        \
   X(OBSERVED_SHAPE, 31, "observed_shape")                                     \
   X(DEFERRED_NAMES, 32, "deferred_names")                                    \
-  X(REPLAY, 33, "replay")
+  X(REPLAY, 33, "replay")                                                      \
+  X(DROPPED, 34, "dropped")
 
 typedef enum nns_packed_record {
 #define NNS_PACKED_RECORD_ENUM_(name, num, str) NNS_PACKED_##name = num,

@@ -35,6 +35,8 @@ NAMES = ("scaled_dot_product_attention",)
 # (no FLOPs), as the math path's attention weights cast back to the
 # inputs' dtype
 DROPPED = ("Cast",)
+# the same, as a call on the library's tape (tape.record_deferred)
+_DROPPED_CALLS = ("aten::_to_copy",)
 
 _lock = threading.Lock()
 _users = 0          # recordings running, on any thread
@@ -129,14 +131,12 @@ class Spans:
             at = rp.before()
         first = len(g.nodes)
         _local.span = None  # what it calls in turn is its own
-        self.b.in_fused += 1
         try:
             out = orig(*args, **kwargs)
             if mode.pending:
                 _flush(mode)
         finally:
             _local.span = self.call
-            self.b.in_fused -= 1
         if len(g.nodes) - first > 1:
             kernels = g.kernels
             while kernels and kernels[-1][0] >= first:
@@ -146,13 +146,34 @@ class Spans:
             for k in dropped:  # no value of the graph's: nothing to test
                 for o in g.nodes[k].outputs:
                     shapes.pop(o, None)
-            g.drop_nodes(dropped)
+            g.drop_nodes(self._dropped_calls(dropped))
             count = len(g.nodes) - first
             if count > 1:
                 kernels.append((first, count))
         if key is not None:
             rp.seen(key, at, out)
         return out
+
+    def _dropped_calls(self, dropped):
+        """The nodes among `dropped` that are nodes of the recorder's (its
+        rules' Casts: removed); a call on the library's tape stays in
+        place, marked dropped (packed record 34: the library lowers it
+        for the numbers it takes, then takes its nodes back), so that
+        the numbers after it are the rule's whether it is dropped or
+        not."""
+        g = self.b.g
+        aten, nodes, own = g.aten, g.nodes, []
+        for k in dropped:
+            node = nodes[k]
+            call = aten.get(node.name)
+            if call is None:
+                own.append(k)
+                continue
+            first, made, scope, _, inits, template = call[2]
+            aten[node.name] = (call[0], call[1], (first, made, scope, True,
+                                                  inits, template), call[3])
+            g.declared.difference_update(node.outputs)
+        return own
 
     def _discarded(self, first, out):
         """Indexes of the casts from node `first` on whose output neither a
@@ -163,8 +184,14 @@ class Spans:
         names = self.b.names
         outs = out if isinstance(out, (tuple, list)) else (out,)
         read = {names.get(id(t)) for t in outs if isinstance(t, torch.Tensor)}
-        nodes = self.b.g.nodes
+        g = self.b.g
+        nodes, aten = g.nodes, g.aten
         for k in range(first, len(nodes)):
             read.update(nodes[k].inputs)
-        return [k for k in range(first, len(nodes)) if nodes[k].op in DROPPED
-                and not read.intersection(nodes[k].outputs)]
+        # (a cast on the library's tape: a numbered _to_copy, whose node
+        # here is its record's; tape.record_deferred puts none there that
+        # keeps its dtype)
+        return [k for k in range(first, len(nodes)) if (
+            nodes[k].op in DROPPED or nodes[k].op in _DROPPED_CALLS and
+            len(aten.get(nodes[k].name, ())) > 2)
+            and not read.intersection(nodes[k].outputs)]

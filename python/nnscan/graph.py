@@ -317,7 +317,7 @@ def _packed_names(lib, b, names, err):
  _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND, _EXPERTS,
  _VALUE_DATA, _KERNEL, _MODULE_CALL, _MODULE_SHAPES,
  _MODULE_TENSOR, _ATEN, _NAMES, _OBSERVED_SHAPE, _DEFERRED_NAMES,
- _REPLAY) = (
+ _REPLAY, _DROPPED) = (
      _api.PACKED_RECORD.get(w, 0) for w in (
          "ir_version", "producer", "graph_name", "opset", "metadata",
          "input", "output", "value_info", "initializer", "node", "attr_int",
@@ -325,7 +325,8 @@ def _packed_names(lib, b, names, err):
          "attr_strings", "attr_tensor", "attr_type", "begin_graph",
          "end_graph", "module", "param_kind", "experts", "value_data",
          "kernel", "module_call", "module_shapes", "module_tensor", "aten",
-         "names", "observed_shape", "deferred_names", "replay"))
+         "names", "observed_shape", "deferred_names", "replay",
+         "dropped"))
 
 _u32 = struct.Struct("=I").pack
 _i32 = struct.Struct("=i").pack
@@ -745,10 +746,12 @@ def _aten(call, name, ins, outs, scope, t, s):
     its arguments from the template packed once (tape._template_of)."""
     base, args = call[0], call[1]
     if len(call) > 2:  # its arguments packed but for its tensors
-        first, k, prefix, _, inits, template = call[2]
+        first, k, prefix, dropped, inits, template = call[2]
         # (the parts listed, not joined: pack() joins them all once)
         out = [_t_record(s, wt, scope, t[w], t[wt]) for w, wt in call[3]] \
             if call[3] else []  # a weight's t() it reads, folded
+        if dropped:  # what a fused call threw away (fused.py)
+            out.append(_TAG[_DROPPED])
         out += (_NAMES_TAG, _QQQ(first, k, inits), _ATEN_TAG, s[base],
                 s[prefix], s[scope])
         out += [p if type(p) is not int else t[ins[p]] if p >= 0 else

@@ -161,8 +161,6 @@ class Builder:
         self.track_grad_fns = True  # False: node_scope stays empty
         self._fresh = []
         self.step_mode = None  # a training step's mode sharing the forward
-        # fused calls (fused.Spans) running: their casts may be dropped
-        self.in_fused = 0
         self.uncounted = {}  # aten op -> calls with no entry
         # (value name, tensor with a shadow) of calls replay.py replayed
         self.replayed_tracked = []

@@ -626,11 +626,11 @@ def _relative(record, c0, k0, ni, scope, rel=None):
     for a record made in another scope."""
     if len(record) <= 2:
         return record
-    base, _, (first, k, at, ops, inits, template), folds = record
+    base, _, (first, k, at, dropped, inits, template), folds = record
     if at != scope or folds and rel is None:
         raise LookupError(base)
-    return ("numbered", base, first - c0, k - k0, ops, inits - ni, template,
-            tuple((rel(w), rel(t)) for w, t in folds))
+    return ("numbered", base, first - c0, k - k0, dropped, inits - ni,
+            template, tuple((rel(w), rel(t)) for w, t in folds))
 
 
 def _absolute(record, c0, k0, ni, scope, name=None):
@@ -638,8 +638,8 @@ def _absolute(record, c0, k0, ni, scope, name=None):
     weights' names made absolute by name()."""
     if record[0] != "numbered":
         return record
-    _, base, first, k, ops, inits, template, folds = record
-    return (base, None, (c0 + first, k0 + k, scope, ops, ni + inits,
+    _, base, first, k, dropped, inits, template, folds = record
+    return (base, None, (c0 + first, k0 + k, scope, dropped, ni + inits,
                          template),
             tuple((name(w), name(t)) for w, t in folds) if folds else ())
 

@@ -427,11 +427,10 @@ def record_deferred(b, base, names, args, kwargs, out):
     numbers by what the call took), the tensors it reads first marked for
     the library to name where its nodes read them (_first_read), nothing
     asked of the library: only its record's template, kept per call key."""
-    if base == "_to_copy" and (b.in_fused or out.dtype == args[0].dtype):
-        # a cast a fused call may drop (fused.DROPPED): the rule's Cast,
-        # which the recorder numbers, so the numbers after it are the
-        # rule's whether it is dropped or not; a copy to its own dtype:
-        # the recorder's alias (recorder.record)
+    if base == "_to_copy" and out.dtype == args[0].dtype:
+        # a copy to its own dtype: the recorder's alias (recorder.record).
+        # (A cast a fused call drops stays on the tape, marked dropped:
+        # fused.Spans._dropped_calls.)
         return False
     if base == "masked_scatter":
         names, args = _with_tracked_count(b, names, args, kwargs)
@@ -507,7 +506,8 @@ def record_deferred(b, base, names, args, kwargs, out):
         # rule's Transpose) is a view in eager PyTorch: one kernel with
         # the call that reads it, as the rule's nodes are
         g.kernels.append((first, len(g.nodes) - first))
-    g.aten[name] = (base, None, (g._counter, g._nodes_made, scope, None,
+    # (the fourth: whether a fused call dropped it, fused.py)
+    g.aten[name] = (base, None, (g._counter, g._nodes_made, scope, False,
                                  len(g.inits), template), folds)
     return True
 

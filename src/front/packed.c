@@ -72,6 +72,10 @@ typedef struct preader {
                              tensor numbered where first read) ... */
   uint64_t *forward_key;  /* ... and the number it was given */
   size_t n_forward, cap_forward;
+  /* a dropped record (34) read: the numbered call after it lowered, then
+   * what it added from `drop_mark` on taken back */
+  bool dropping;
+  nns__builder_mark drop_mark;
 } preader;
 
 static const char pk_oom[] = "out of memory";
@@ -711,6 +715,9 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
   case PK_REPLAY:
     r->why = "a replay record outside deferred numbering (record 32)";
     return NNS_E_ARG;
+  case PK_DROPPED:
+    r->why = "a dropped record outside deferred numbering (record 32)";
+    return NNS_E_ARG;
   default:
     r->why = "unknown record tag";
     return NNS_E_ARG;
@@ -747,6 +754,14 @@ static nns_status pk_deferred_record(nns_builder *b, preader *r, uint8_t tag,
     nns__map_reserve(&f->values, pk_hint(size, PK_VALUE_BYTES));
     nns__map_reserve(&f->provisional, pk_hint(size, PK_OUTPUT_BYTES));
     r->entries = (nns__arena_vec){0};
+    return NNS_OK;
+  }
+  if (last == PK_DROPPED && tag != PK_NAMES)
+    return r->why = "a dropped record is not followed by a names record",
+           NNS_E_ARG;
+  if (tag == PK_DROPPED) {
+    r->dropping = true;
+    r->drop_mark = nns__builder_marked(b);
     return NNS_OK;
   }
   if (tag == PK_REPLAY)
@@ -807,8 +822,13 @@ static nns_status pk_deferred_record(nns_builder *b, preader *r, uint8_t tag,
   nns_status st = pk_record(b, r, tag, err);
   if (st || tag != PK_ATEN)
     return st;
-  if (last == PK_NAMES)
-    return nns__front_deferred_done(r->deferred, err);
+  if (last == PK_NAMES) {
+    st = nns__front_deferred_done(r->deferred, err);
+    if (!st && r->dropping) /* its numbers taken, its nodes not kept */
+      nns__builder_take_back(b, r->drop_mark);
+    r->dropping = false;
+    return st;
+  }
   if (nns__builder_node_count(b) == nodes)
     r->entries.n--; /* a folded t(): no entry of the recorder's */
   return NNS_OK;
@@ -820,13 +840,14 @@ static nns_status pk_deferred_record(nns_builder *b, preader *r, uint8_t tag,
  * carry (its nodes' attributes). */
 static bool pk_replayable(uint8_t tag) {
   return tag == PK_NODE || tag == PK_NAMES || tag == PK_ATEN ||
+         tag == PK_DROPPED ||
          (tag >= PK_ATTR_INT && tag <= PK_ATTR_TYPE);
 }
 
 /* The replay's records, read by `s` over the bytes they hold. */
 static nns_status pk_replayed(nns_builder *b, preader *s, nns_error *err) {
   uint8_t last = 0;
-  while (s->p < s->end || last == PK_NAMES) {
+  while (s->p < s->end || last == PK_NAMES || last == PK_DROPPED) {
     size_t at = (size_t)(s->p - s->start);
     uint8_t tag = s->p < s->end ? *s->p++ : 0;
     nns_status st = NNS_E_ARG;
@@ -950,7 +971,7 @@ nns_status nns_builder_add_packed(nns_builder *b, const void *data,
   nns__builder_reserve_names(b, pk_hint(size, PK_NAME_BYTES));
   size_t index = 0;
   uint8_t last = 0;
-  while (r.p < r.end || last == PK_NAMES) {
+  while (r.p < r.end || last == PK_NAMES || last == PK_DROPPED) {
     size_t at = (size_t)(r.p - (const uint8_t *)data);
     uint8_t tag = r.p < r.end ? *r.p++ : 0;
     r.why = NULL;

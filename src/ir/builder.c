@@ -1513,6 +1513,23 @@ size_t nns__builder_node_count(const nns_builder *b) {
   return b->root->nodes.n;
 }
 
+nns__builder_mark nns__builder_marked(const nns_builder *b) {
+  return (nns__builder_mark){b->root->nodes.n, b->root->value_info.n};
+}
+
+void nns__builder_take_back(nns_builder *b, nns__builder_mark m) {
+  bgraph *g = b->root;
+  while (g->nodes.n > m.nodes) {
+    const bnode *n = node_at(&g->nodes, g->nodes.n - 1);
+    for (int32_t k = 0; k < n->n_out; k++)
+      if (n->out_names[k][0]) /* (a key there already: no allocation) */
+        nns__map_put(&g->defined, n->out_names[k], NULL);
+    g->nodes.n--;
+  }
+  if (g->value_info.n > m.value_info)
+    g->value_info.n = m.value_info;
+}
+
 void nns__builder_break(nns_builder *b) { b->broken = true; }
 
 size_t nns__builder_input_count(const nns_builder *b) {

@@ -26,6 +26,15 @@ nns__arena *nns__builder_arena(nns_builder *b);
 bool nns__builder_in_subgraph(const nns_builder *b);
 /* The main graph's nodes so far. */
 size_t nns__builder_node_count(const nns_builder *b);
+/* Where the main graph's nodes and value_info stand, and taking back
+ * what was added to either since (the last nodes, their outputs no
+ * longer defined; what they read and the initializers made for them
+ * stay): a call lowered for its numbers alone (packed record 34). */
+typedef struct nns__builder_mark {
+  size_t nodes, value_info;
+} nns__builder_mark;
+nns__builder_mark nns__builder_marked(const nns_builder *b);
+void nns__builder_take_back(nns_builder *b, nns__builder_mark m);
 /* Room for about n more names in the model's strings and the main graph's
  * table of what defines each (a hint: the tables grow as they fill). */
 void nns__builder_reserve_names(nns_builder *b, size_t n);

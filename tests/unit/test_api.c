@@ -250,7 +250,8 @@ static void c_packed_record_name(void) {
   CHECK_STR(nns_packed_record_name(NNS_PACKED_DEFERRED_NAMES),
             "deferred_names");
   CHECK_STR(nns_packed_record_name(NNS_PACKED_REPLAY), "replay");
-  CHECK(nns_packed_record_name(NNS_PACKED_REPLAY + 1) == NULL);
+  CHECK_STR(nns_packed_record_name(NNS_PACKED_DROPPED), "dropped");
+  CHECK(nns_packed_record_name(NNS_PACKED_DROPPED + 1) == NULL);
 }
 static void c_train_phase_name(void) {
   static const char *const want[] = {"forward", "backward", "optimizer"};

@@ -632,6 +632,68 @@ static void test_forward_inputs_and_unread(void) {
   CHECK_STR(nns_aten_op_unread((size_t)-1), "");
 }
 
+/* test_numbers_shift's silu dropped (packed record 34: a call a fused
+ * kernel throws away): lowered for its numbers, Sigmoid and Mul taking
+ * nodes 1 and 2 and values 2 and 3, then taken back; the recorder's
+ * second Relu, reading x, is still value 4 and node 3, the model's node
+ * 1. The call stays an entry of the recorder's, of no node: a kernel of
+ * it and that Relu is the Relu alone. A dropped record followed by
+ * anything but a names record, last, or outside deferred numbering is
+ * refused. */
+static void test_dropped_call_keeps_its_numbers(void) {
+  wbuf a;
+  nns_error err;
+  w_start(&a);
+  w_deferred(&a);
+  w_node(&a, "Relu", "\4blk/Relu_0", "x", NULL, "\2v1");
+  w_u8(&a, NNS_PACKED_DROPPED);
+  w_names_inits(&a, 1, 1, 0);
+  w_aten(&a, "silu", "blk", "\2v1", NULL, -1, "\3" "0.0");
+  w_node(&a, "Relu", "\4blk/Relu_1", "\2v1", NULL, "\2v2");
+  w_kernel(&a, 1, 2);
+  w_output(&a, "\2v2");
+  nns_model *m = NULL;
+  CHECK_EQ(build(&a, &m, &err), NNS_OK);
+  CHECK_EQ(nns_model_node_count(m), 2);
+  if (m) {
+    CHECK_STR(node_name(m, 0), "blk/Relu_0");
+    CHECK_STR(node_name(m, 1), "blk/Relu_3");
+    CHECK_STR(value_name(m, 1, 0, true), "v1");
+    CHECK_STR(value_name(m, 1, 0, false), "v4");
+    nns_node_info x = {.size = sizeof x};
+    CHECK_EQ(nns_model_node(m, 1, &x), NNS_OK);
+    CHECK_EQ(x.kernel_nodes, 1);
+  }
+  nns_model_free(m);
+  nns_builder *bu = NULL;
+  size_t at = 9, n = 9;
+  CHECK_EQ(nns_builder_new(&bu, &err), NNS_OK);
+  CHECK_EQ(nns_builder_add_packed(bu, a.p, a.n, &err), NNS_OK);
+  CHECK_EQ(nns_builder_packed_entries(bu, 1, 1, &at, &n, &err), NNS_OK);
+  CHECK_EQ(at, 1);
+  CHECK_EQ(n, 0);
+  CHECK_EQ(nns_builder_packed_entries(bu, 2, 1, &at, &n, &err), NNS_OK);
+  CHECK_EQ(at, 1);
+  CHECK_EQ(n, 1);
+  nns_builder_free(bu);
+  static const char *const why[] = {
+      "a dropped record is not followed by a names record",
+      "a dropped record is not followed by a names record",
+      "a dropped record outside deferred numbering"};
+  for (int k = 0; k < 3; k++) {
+    w_start(&a);
+    if (k < 2)
+      w_deferred(&a);
+    w_node(&a, "Relu", "\4blk/Relu_0", "x", NULL, "\2v1");
+    w_u8(&a, NNS_PACKED_DROPPED);
+    if (k == 0)
+      w_node(&a, "Relu", "\4blk/Relu_1", "\2v1", NULL, "\2v2");
+    CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
+    CHECK(strstr(err.message, why[k]) != NULL);
+    CHECK(m == NULL);
+  }
+}
+
 int main(void) {
   RUN(test_numbers_shift);
   RUN(test_first_reads);
@@ -644,5 +706,6 @@ int main(void) {
   RUN(test_inits_renamed);
   RUN(test_refused);
   RUN(test_truncations);
+  RUN(test_dropped_call_keeps_its_numbers);
   return check_finish();
 }
