@@ -13,7 +13,8 @@ three of the models with the numbering left to the library (deferred_*:
 (deferred_backward);
 the indexing model's calls (index off the leading dims, a mask's rows,
 alpha, a rounding mode) among them, and the data-shaped ones
-(deferred_data: nonzero, unique, masked_scatter's tracked_count).
+(deferred_data: nonzero, unique, masked_scatter's tracked_count; and
+deferred_dropped, its cast marked dropped, packed record 34).
 
     NNSCAN_LIBRARY=build/gcc/libnnscan.so /usr/bin/python3 tests/fuzz/seeds/fuzz_aten/make_seeds.py
 """
@@ -64,6 +65,7 @@ class DataShaped(nn.Module):
         at = torch.nonzero(n % 3 == 0)
         u, counts = torch.unique(n // 4, return_counts=True)
         y = x.masked_scatter(n > 7, x[:, :4] * 2)
+        x.double()  # a cast nothing reads: deferred_dropped's
         return at, u, counts, y
 
 
@@ -151,6 +153,19 @@ def main():
             with open(os.path.join(HERE, "deferred_" + name + ".bin"),
                       "wb") as f:
                 f.write(graph.pack(rec.graph)[8:])
+            if name == "data":
+                # the cast marked as a fused call marks one it throws away
+                # (fused.Spans._dropped_calls): packed record 34 before
+                # its names record
+                g = rec.graph
+                for k, call in list(g.aten.items()):
+                    if call[0] == "_to_copy" and len(call) > 2:
+                        c = list(call[2])
+                        c[3] = True
+                        g.aten[k] = call[:2] + (tuple(c),) + call[3:]
+                with open(os.path.join(HERE, "deferred_dropped.bin"),
+                          "wb") as f:
+                    f.write(graph.pack(g)[8:])
     # a backward graph numbered by the library (docs/tape.md, "A backward
     # graph"): its forward tensors read first ("\5i" K, inputs packed
     # after the nodes), those its kernels leave unread ("\5u"), a
