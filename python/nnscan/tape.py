@@ -215,9 +215,9 @@ def _scalar(v):
 # zoos and the suites: the complex ops; _scaled_dot_product_attention_math
 # and scaled_dot_product_attention, whose rule keeps a boolean mask where
 # the table first makes it additive, which no recording sees: both
-# decompose before the recorder). A product reading the pending t() of a
-# weight changed in place, or one t() both as its right operand and
-# otherwise, keeps its rule (_folded), as does a call whose arguments or
+# decompose before the recorder). A product reading one t() both as its
+# right operand and otherwise keeps its rule (_folded), as does a call
+# whose arguments or
 # outputs are of a kind the record has none of (_template_of); nothing
 # is asked of the library per call, so a call its table declines is
 # left uncounted (record_deferred).
@@ -388,14 +388,14 @@ def _key(base, names, args, kwargs, outs, tensors):
 
 def _folded(b, base, args):
     """The argument of a call that reads a weight's pending t() as a
-    product's right operand (the library folds it, as the rule), None for
-    none; False where the call must go to its rule: a pending t() of a
-    weight changed in place (RWKV's rescaling: the value read is no
-    parameter, which the library folds only; the rule folds it all the
-    same), or read both as the right operand and otherwise (mm(w.t(),
-    w.t()): the rule folds one read and transposes the other). A pending
-    t() read only otherwise folds into nothing: its first read makes the
-    rule's Transpose (_first_read), one kernel with the call."""
+    product's right operand (the library folds it, as the rule: also a
+    weight changed in place, RWKV's rescaling, whose value is no
+    parameter of the graph's any more), None for none; False where the
+    call must go to its rule: one t() read both as the right operand and
+    otherwise (mm(w.t(), w.t()): the rule folds one read and transposes
+    the other), and the t() of a weight the recorder made a constant of.
+    A pending t() read only otherwise folds into nothing: its first read
+    makes the rule's Transpose (_first_read), one kernel with the call."""
     pending = b.pending_t
     # (weights' t() stay pending for the whole recording: most calls read
     # none of them, told in one pass in C)
@@ -412,8 +412,11 @@ def _folded(b, base, args):
                     return False
                 continue
             w = named.get(id(pending[i]))
-            if w is not None and \
+            if w is not None and w in b.g.inits and \
                     b.g.param_kinds.get(w, "constant") == "constant":
+                # a constant the recorder made of a weight it did not
+                # know (a lazy module's, materialized in a hook of its
+                # own): no value the library's numbering names
                 return False
             fold = a
     return fold

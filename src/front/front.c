@@ -837,8 +837,11 @@ static nns_status fe_fold_t(void *fe, const char *out, const char *w) {
   nns__front *f = fe;
   nns__front_value *wv = nns__front_value_of(f, w);
   nns__front_value *ov = nns__front_value_of(f, out);
-  if (f->no_fold || f->numbering || !wv || !wv->weight || !ov ||
-      ov->rename)
+  /* under deferred numbering the recorder sends a t() only where its rule
+   * folds: a parameter's, also once changed in place (RWKV rescales its
+   * weights at inference), which is no weight of the graph's any more */
+  if (f->no_fold || f->numbering || !wv || !(wv->weight || f->deferred) ||
+      !ov || ov->rename)
     return NNS_E_NOTFOUND;
   bool again = ov->t_of != NULL; /* the recorder's tape tells it per read */
   ov->t_of = nns__front_intern(f, w);
