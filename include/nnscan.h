@@ -529,9 +529,10 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
  *                   tensor: str value name, i32 dtype, shape (what the
  *                   recording saw, no size negative; rank -1: unknown).
  *                   Past the schema's arguments, the one piece of a
- *                   tensor's contents a record carries: masked_scatter's
- *                   INT "tracked_count", how many of self's elements the
- *                   mask (broadcast) holds, which an archive lacks.
+ *                   tensor's contents a record carries: the INT
+ *                   "tracked_count" of the entries nns_aten_op_counted
+ *                   names (masked_scatter: how many of self's elements
+ *                   the mask, broadcast, holds), which an archive lacks.
  *                   An op the table has
  *                   no entry for, or cannot lower in this instance, is
  *                   one node of domain "pytorch.aten" with its outputs'
@@ -2544,6 +2545,15 @@ NNS_API unsigned nns_aten_op_unwritten(size_t i);
  * tensor where the call's nodes first read it: it must not name one of
  * these there, as the call leaves it unread. Static string. */
 NNS_API const char *nns_aten_op_unread(size_t i);
+/* The piece of a tensor's contents aten entry i's lowering reads, as
+ * "MASK>SELF": how many of tensor argument SELF's elements tensor argument
+ * MASK (broadcast to SELF's sizes) holds true, given as an INT argument
+ * "tracked_count" after the schema's (packed record 29: masked_scatter,
+ * how many of source's elements land). A binding that tracks the values
+ * it records counts it; without it the call stays uncounted (reported).
+ * "" for the entries that read no contents, and past the last. Static
+ * string. */
+NNS_API const char *nns_aten_op_counted(size_t i);
 /*
  * How the table lowers one call, as the recorder numbers what it makes
  * (packed record 30): what a binding that numbers its own nodes and values

@@ -239,6 +239,10 @@ ATEN_UNWRITTEN = {}
 # or None: read for some calls only, none said}) (nns_aten_op_unread), for
 # the ops that may leave one unread
 ATEN_UNREAD = {}
+# op base name -> (MASK, SELF): its lowering reads how many of SELF's
+# elements MASK (broadcast) holds, as an INT "tracked_count" past the
+# schema's arguments (nns_aten_op_counted), for the ops that read one
+ATEN_COUNTED = {}
 TENSOR_ROLE = {}  # an inspection record's tensor roles (nns_tensor_role)
 COUNT_STYLE = {}  # nns_format_count's styles (nns_count_style)
 COL = {}  # the layer table's columns, word -> NNS_COL_* bit (nns_column_name)
@@ -287,6 +291,7 @@ FUNCTIONS = {
     "nns_aten_op_form": (c_int, [c_size_t]),
     "nns_aten_op_unwritten": (c_uint, [c_size_t]),
     "nns_aten_op_unread": (c_char_p, [c_size_t]),
+    "nns_aten_op_counted": (c_char_p, [c_size_t]),
     "nns_aten_arg_kind_name": (c_char_p, [c_int]),
     "nns_aten_form_name": (c_char_p, [c_int]),
     "nns_aten_numbering": (c_status, [c_void_p, c_size_t,
@@ -554,6 +559,9 @@ def _read_words(cdll):
                  for n in unread if "?" not in n},
                 {n.partition("?")[0]: _read_when(n.partition("?")[2])
                  for n in unread if "?" in n})
+        mask, _, self_ = cdll.nns_aten_op_counted(i).decode().partition(">")
+        if mask and self_:
+            ATEN_COUNTED[op] = (mask, self_)
         i += 1
     i = 1
     while cdll.nns_dtype_name(i) != b"unknown":  # numbered 1.. without gaps

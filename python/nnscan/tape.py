@@ -291,7 +291,7 @@ NUMBERED = frozenset((
     # them from the values it ran on
     "nonzero", "_unique", "_unique2", "unique_consecutive",
     # and masked_scatter, how many elements land the tracked mask's count
-    # (_with_tracked_count)
+    # (_with_tracked_count: the entry names it, nns_aten_op_counted)
     "masked_scatter"))
 
 # the argument a matrix product reads a weight's t() through, folded into
@@ -435,8 +435,9 @@ def record_deferred(b, base, names, args, kwargs, out):
         # (A cast a fused call drops stays on the tape, marked dropped:
         # fused.Spans._dropped_calls.)
         return False
-    if base == "masked_scatter":
-        names, args = _with_tracked_count(b, names, args, kwargs)
+    counted = _api.ATEN_COUNTED.get(base)
+    if counted is not None:
+        names, args = _with_tracked_count(b, counted, names, args, kwargs)
     pending = b.pending_t
     folds = ()
     fold = _folded(b, base, args)
@@ -515,18 +516,27 @@ def record_deferred(b, base, names, args, kwargs, out):
     return True
 
 
-def _with_tracked_count(b, names, args, kwargs):
-    """masked_scatter's names and arguments with `tracked_count` after the
-    schema's: how many of self's elements the mask (broadcast to self)
-    holds, from the mask's tracked value (shadow.py), what the table's
-    lowering slices of source (include/nnscan.h, record 29: the one
-    piece of a tensor's contents a record carries, a count). As they
-    were where the mask has no value (the table leaves the call
-    uncounted, as the rule did)."""
-    m = b.value_of(args[1]) if len(args) == 3 and not kwargs else None
+def _with_tracked_count(b, counted, names, args, kwargs):
+    """The call's names and arguments with `tracked_count` after the
+    schema's: how many of argument SELF's elements argument MASK
+    (broadcast to SELF) holds true, counted = (MASK, SELF) as the table's
+    entry names them (nns_aten_op_counted: masked_scatter, how many of
+    source's elements land), from the mask's tracked value (shadow.py):
+    the one piece of a tensor's contents a record carries (include/
+    nnscan.h, record 29). As they were where the mask has no value or an
+    argument is not there: the table leaves the call uncounted, as the
+    rule did."""
+    if kwargs or len(args) != len(names):
+        return names, args
+    mask_at, self_at = counted
+    given = dict(zip(names, args))
+    mask, self_ = given.get(mask_at), given.get(self_at)
+    if not isinstance(mask, _Tensor) or not isinstance(self_, _Tensor):
+        return names, args
+    m = b.value_of(mask)
     if m is None:
         return names, args
-    count = int(m.expand(args[0].shape).sum())
+    count = int(m.expand(self_.shape).sum())
     more = _Names(names + ("tracked_count",))
     more.optional = names.optional
     return more, tuple(args) + (count,)

@@ -20,7 +20,7 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import nnscan  # noqa: E402
-from nnscan import graph, step, tape  # noqa: E402
+from nnscan import _api, graph, step, tape  # noqa: E402
 
 
 class Mixed(nn.Module):
@@ -285,6 +285,8 @@ def test_masked_scatter_by_its_tracked_count(monkeypatch):
     Y, X and Y 24 elements, the indices and updates as many as land)."""
     _, on, held = _reports(monkeypatch, model=ImageFeatures)
     _, rules, _ = _reports(monkeypatch, numbered=False, model=ImageFeatures)
+    # the count the table's entry says it reads (nns_aten_op_counted)
+    assert _api.ATEN_COUNTED == {"masked_scatter": ("mask", "self")}
     calls = [c[0] for c in held[0].values() if len(c) > 2]
     assert calls.count("masked_scatter") == 2
     for a, b in zip(on, rules):

@@ -1163,5 +1163,10 @@ const char *nns_aten_op_unread(size_t i) {
   return e && e->unread ? e->unread : "";
 }
 
+const char *nns_aten_op_counted(size_t i) {
+  const nns__aten_op *e = nns__aten_entry(i);
+  return e && e->counted ? e->counted : "";
+}
+
 NNS__NAME_FN(nns_aten_arg_kind_name, NNS_ATEN_ARG_KIND_MAP)
 NNS__NAME_FN(nns_aten_form_name, NNS_ATEN_FORM_MAP)

@@ -175,6 +175,12 @@ typedef struct nns__aten_op {
    * a tensor where a node first reads it: it must not name one these
    * leave unread (docs/tape.md) */
   const char *unread;
+  /* "MASK>SELF": the rule reads how many of SELF's elements tensor
+   * argument MASK (broadcast to SELF) holds true, an INT "tracked_count"
+   * past the schema's arguments that a recorder counts from the values
+   * it tracks (masked_scatter); NULL for the rules that read no
+   * contents */
+  const char *counted;
 } nns__aten_op;
 
 /* A family's table: sorted by name, its entries unique over every

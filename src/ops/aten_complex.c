@@ -443,7 +443,8 @@ static nns_status fft_composite(nns__aten_call *c, const nns__aten_op *op) {
  * no contents, and the call stays uncounted (reported). A ScatterND of
  * that many source elements into self flattened: Reshape both, Slice the
  * source's first, ScatterND at as many positions, Reshape back. The mask
- * itself is never read (nns_aten_op_unread). */
+ * itself is never read (nns_aten_op_unread); the entry says which count
+ * it reads (nns_aten_op_counted). */
 static nns_status masked_scatter(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "self"), *src = A_T(c, "source");
@@ -711,9 +712,9 @@ static const nns__aten_op ops[] = {
     RULE("fft_rfftn", "DFT", fft_composite),
     RULE("imag", "Gather (select of the real form)", real_part),
     /* how many land is the tape's tracked_count: the mask, never read */
-    RULE_UNREAD("masked_scatter",
-                "Reshape, Slice, ScatterND, Reshape (by the tracked count)",
-                masked_scatter, "mask"),
+    RULE_COUNTED("masked_scatter",
+                 "Reshape, Slice, ScatterND, Reshape (by the tracked count)",
+                 masked_scatter, "mask", "mask>self"),
     RULE("polar", "Cos Sin Mul Unsqueeze Concat", polar),
     RULE("real", "Gather (select of the real form)", real_part),
     RULE("view_as_complex", "(its input, in real form)", view_as_complex),

@@ -118,6 +118,9 @@ nns_status nns__aten_create(nns__aten_call *c);
  * (nns__aten_op.unread). */
 #define RULE_UNREAD(name, onnx, fn, unread)                                    \
   {name, NNS__AF_RULE, onnx, fn, 0, false, unread}
+/* The same, reading the count `counted` says (nns__aten_op.counted). */
+#define RULE_COUNTED(name, onnx, fn, unread, counted)                          \
+  {name, NNS__AF_RULE, onnx, fn, 0, false, unread, counted}
 
 /* The families other than aten.c's own. */
 extern const nns__aten_family nns__aten_math;  /* aten_math.c */

@@ -1296,6 +1296,17 @@ static void c_aten_op_unread(void) {
   CHECK_STR(nns_aten_op_unread(nll), "self total_weight?reduction=1");
   CHECK_STR(nns_aten_op_unread(relu), "");
 }
+/* The count an entry reads: masked_scatter's mask, broadcast to self; none
+ * for an op that reads no contents, nor past the last entry. */
+static void c_aten_op_counted(void) {
+  CHECK_STR(nns_aten_op_counted((size_t)-1), "");
+  size_t n = aten_entry(""), scatter = aten_entry("masked_scatter"),
+         select = aten_entry("masked_select");
+  CHECK_STR(nns_aten_op_counted(n), "");
+  CHECK(scatter < n);
+  CHECK_STR(nns_aten_op_counted(scatter), "mask>self");
+  CHECK_STR(nns_aten_op_counted(select), ""); /* its output's sizes say */
+}
 static void c_aten_numbering(void) {
   nns_error e;
   nns_aten_numbering_info x = {.size = sizeof x};
@@ -1970,7 +1981,7 @@ static const entry exports[] = {
     E(write_stdio), E(report), E(report_shapes), E(table_new), E(table_free), E(table_add),
     E(table_add_row),
     E(table_row_count), E(report_table), E(report_plot), E(op_count), E(opset_max),
-    E(family_name), E(aten_op), E(aten_op_form), E(aten_op_unwritten), E(aten_op_unread), E(aten_numbering), E(aten_arg_kind_name), E(aten_form_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report),
+    E(family_name), E(aten_op), E(aten_op_form), E(aten_op_unwritten), E(aten_op_unread), E(aten_op_counted), E(aten_numbering), E(aten_arg_kind_name), E(aten_form_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report),
     E(json_check), E(text_clean),
     E(format_count), E(report_layers),
     E(inspection_create), E(inspection_free), E(inspection_add_module),
