@@ -292,7 +292,10 @@ NUMBERED = frozenset((
     "nonzero", "_unique", "_unique2", "unique_consecutive",
     # and masked_scatter, how many elements land the tracked mask's count
     # (_with_tracked_count: the entry names it, nns_aten_op_counted)
-    "masked_scatter"))
+    "masked_scatter")) | frozenset((
+    # session 106: complex values in real form (_COMPLEX_OPS; mul,
+    # unsqueeze, view, ... above take them too)
+    "view_as_complex", "view_as_real", "polar", "_fft_c2c", "_fft_r2c"))
 
 # the argument a matrix product reads a weight's t() through, folded into
 # its Gemm's transB by the library as by the rule (ops_map.addmm, mm)
@@ -302,19 +305,15 @@ _PRODUCT_RHS = {"mm": 1, "addmm": 2}
 def _signature(named, tensors):
     """The call's arguments with each tensor as its dtype and sizes, and
     the tensors in order (their value names are the records'); None for an
-    argument the record has no kind for, or a complex tensor."""
+    argument the record has no kind for."""
     sig = []
     for name, v in named:
         if isinstance(v, _Tensor):
             dt = v.dtype
-            if dt.is_complex:
-                return None
             tensors.append(v)
             sig.append((name, "tensor", dt, v.shape))
         elif type(v) in _SEQUENCES:
             if v and all(isinstance(x, _Tensor) or x is None for x in v):
-                if any(x is not None and x.dtype.is_complex for x in v):
-                    return None
                 sig.append((name, "tensors", tuple(
                     None if x is None else (x.dtype, x.shape) for x in v)))
                 tensors.extend(x for x in v if x is not None)
@@ -466,6 +465,11 @@ def record_deferred(b, base, names, args, kwargs, out):
                       _TEMPLATES)
     if not template:
         return False
+    real = None
+    if type(template) is _ComplexTemplate:
+        real = _complex_call(b, base, tensors, outs)
+        if real is None:
+            return False
     known = b.names.get
     ins = [known(id(t)) for t in tensors]
     g = b.g
@@ -500,6 +504,10 @@ def record_deferred(b, base, names, args, kwargs, out):
     out_names = [None if o is None or unwritten >> j & 1 else
                  declare(o, "\3%d.%d" % (seq, j))
                  for j, o in enumerate(outs)]
+    if real is not None:
+        for j, o in enumerate(outs):
+            if real[j]:
+                _in_real_form(b, o, out_names[j])
     scope = b.scope
     name = "\3n%d" % seq
     g.nodes.append(_node(Node, ("aten::" + base, name, ins, out_names, {},
@@ -514,6 +522,92 @@ def record_deferred(b, base, names, args, kwargs, out):
     g.aten[name] = (base, None, (g._counter, g._nodes_made, scope, False,
                                  len(g.inits), template), folds)
     return True
+
+
+# The ops the table lowers with complex values in real form (a complex
+# tensor's graph value is view_as_real's (..., 2) tensor of the real
+# dtype, src/ops/aten_complex.c), as the rules spell them
+# (ops_map.COMPLEX_RULES); a call with a complex tensor of any other op is
+# the rule's (uncounted where an argument is in real form)
+_COMPLEX_OPS = frozenset((
+    "view_as_complex", "view_as_real", "polar", "mul", "view",
+    "_unsafe_view", "_reshape_alias", "reshape", "unsqueeze", "squeeze",
+    "flatten", "view_as", "expand", "slice", "select", "_fft_c2c",
+    "_fft_r2c", "_to_copy", "abs"))
+# (complex32 has no real form in the library: its calls are the rules')
+# of them, those whose complex output is always in real form (those of
+# the others are where their first tensor argument is)
+_REAL_FORM_MADE = frozenset(("view_as_complex", "polar", "_fft_c2c",
+                             "_fft_r2c"))
+
+
+class _ComplexTemplate(list):
+    """The template of a call with a complex tensor (_template_of): its
+    call is checked once more (_complex_call)."""
+
+
+def _real_formed(b, t):
+    """Whether complex t's graph value is its real form (the rules'
+    test: its value's sizes are t's and a 2)."""
+    n = b.names.get(id(t))
+    return n is not None and b.shape_of.get(n) == (*t.shape, 2)
+
+
+def _complex_call(b, base, tensors, outs):
+    """For a call of _COMPLEX_OPS with a complex tensor: whether each
+    output is in real form, as the table's lowering makes it; None where
+    the call is the rule's: a tensor in real form that a rule named (the
+    library knows the real form of its own calls' outputs only: a
+    numbered call's, "\3" K.J), a complex constant new to the graph (the
+    rule brings it in real form), abs of a complex-typed tensor (the
+    rule's Abs and Cast), a complex value in real form copied to a real
+    one (uncounted by the rule)."""
+    first = tensors[0] if tensors else None
+    first_real = False
+    for t in tensors:
+        if not t.dtype.is_complex:
+            continue
+        if t.dtype not in _REAL_DTYPE:
+            return None
+        n = b.names.get(id(t))
+        if n is None:
+            if id(t) not in b.params:
+                return None
+        elif _real_formed(b, t):
+            if n[0] != "\3":
+                return None
+            first_real = first_real or t is first
+    if base == "abs" and first is not None and first.dtype.is_complex \
+            and not first_real:
+        return None
+    real = []
+    for o in outs:
+        cx = o is not None and o.dtype.is_complex
+        if cx and o.dtype not in _REAL_DTYPE:
+            return None
+        if base == "_to_copy" and first is not None and \
+                first.dtype.is_complex and first_real and not cx:
+            return None
+        real.append(cx and (
+            base in _REAL_FORM_MADE or first_real or
+            (base == "mul" and any(
+                t.dtype.is_complex and _real_formed(b, t) for t in tensors))
+            or (base == "_to_copy" and first is not None and
+                not first.dtype.is_complex)))
+    return real
+
+
+def _in_real_form(b, o, name):
+    """Complex output o, named `name`, as in real form for the rules that
+    read it later: its value's sizes o's and a 2 (real_formed, as the
+    rules' _as_complex_out names it). Its records keep o's dtype and
+    sizes, by which the library reads the real form its call made
+    (src/front/packed.c, pk_aten_tensor)."""
+    b.shape_of[name] = (*o.shape, 2)
+
+
+_REAL_DTYPE = {torch.complex64: torch.float32,
+               torch.complex128: torch.float64}
 
 
 def _with_tracked_count(b, counted, names, args, kwargs):
@@ -648,11 +742,13 @@ def _template_of(base, names, args, kwargs, outs):
     """The record's template of a call (_template's); False where its
     arguments or outputs are of a kind the record has none of."""
     from . import graph
-    for o in outs:
-        if o is not None and o.dtype.is_complex:
-            return False
-    sig = _signature(_named(names, args, kwargs), [])
+    tensors = []
+    sig = _signature(_named(names, args, kwargs), tensors)
     if sig is None:
+        return False
+    cx = any(o is not None and o.dtype.is_complex for o in outs) or \
+        any(t.dtype.is_complex for t in tensors)
+    if cx and base not in _COMPLEX_OPS:
         return False
     rec, n = [], 0
     for item in sig:
@@ -670,7 +766,8 @@ def _template_of(base, names, args, kwargs, outs):
     parts = graph._aten_parts(base, "", "", rec,
                               [-1 - j for j in range(len(outs))],
                               _TEMPLATE_STRINGS)
-    return _template(parts[4:])
+    merged = _template(parts[4:])
+    return _ComplexTemplate(merged) if cx else merged
 
 
 # (base, schema names, number of arguments[, keyword arguments' names]) ->
@@ -688,15 +785,14 @@ def _kind(v):
     the key), "s" a value of _VALUES or None (itself and its type), "i" a
     list of ints (as a tuple), "T" a list of tensors (each one's dtype and
     sizes, whatever their number: cat's lists vary); None for anything
-    else (_key's own: complex tensors, lists holding None or values of
-    other types). _form adds "o", an optional tensor."""
+    else (_key's own: lists holding None or values of other types). _form
+    adds "o", an optional tensor."""
     if isinstance(v, _Tensor):
-        return None if v.dtype.is_complex else "t"
+        return "t"
     if type(v) in _SEQUENCES:
         if all(type(x) is int for x in v):
             return "i"
-        if all(isinstance(x, _Tensor) and not x.dtype.is_complex
-               for x in v):
+        if all(isinstance(x, _Tensor) for x in v):
             return "T"
         return None
     if v is None or type(v) in _VALUES:
@@ -723,8 +819,7 @@ def _form(names, args, kwargs, outs):
         if kwargs else ()
     if None in form or any(k is None for _, k in named):
         return None
-    if not all(isinstance(o, _Tensor) and not o.dtype.is_complex
-               for o in outs):
+    if not all(isinstance(o, _Tensor) for o in outs):
         return None
     return form, named, len(outs)
 

@@ -112,9 +112,17 @@ static nns_status deferred_done(nns__front *f) {
     if (!f->outs[k] || f->out_number[k] >= 0)
       continue;
     const char *to = nns__front_resolve(f, f->outs[k]);
+    if (to && to[0] == '\1') /* a value of the call's, named as written */
+      to = nns__map_get(&f->numbered, to);
     if (to && to != f->outs[k] &&
         !nns__map_put(&f->provisional, f->outs[k], (void *)to))
       return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+    nns__front_value *v = nns__front_value_of(f, f->outs[k]), *w;
+    if (to && v && v->real) { /* complex, named by its real form `to` */
+      if (!(w = nns__front_value_add(f, to)))
+        return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+      w->as_complex = v;
+    }
   }
   return NNS_OK;
 }

@@ -103,7 +103,7 @@ const char *nns__front_resolve(nns__front *f, const char *name) {
 
 static const nns__aten_meta *fe_meta(void *fe, const char *name) {
   nns__front_value *v = nns__front_value_of(fe, name);
-  return v ? &v->meta : NULL;
+  return !v ? NULL : v->real && v->rename ? v->real : &v->meta;
 }
 
 nns_status nns__front_alias(nns__front *f, const char *out, const char *src) {
@@ -153,8 +153,12 @@ static nns_status fe_real_form(void *fe, const char *out, const char *src) {
   if (!v)
     return nns__front_fail(f, NNS_E_MODEL, "output '%s' has no tensor "
                            "metadata", out);
-  if (!src) {
+  if (!src) { /* (a rule that declines after all: numbered as written) */
+    for (int k = 0; f->numbering && k < f->n_outs; k++)
+      if (f->outs[k] && f->out_number[k] < 0 && !strcmp(f->outs[k], out))
+        f->out_number[k] = 0;
     v->rename = NULL;
+    v->real = NULL;
     return NNS_OK;
   }
   const int32_t dt = v->meta.dtype == NNS_DT_COMPLEX64    ? NNS_DT_FLOAT
@@ -162,28 +166,50 @@ static nns_status fe_real_form(void *fe, const char *out, const char *src) {
                                                           : 0;
   if (!dt || v->meta.rank < 0 || v->meta.rank > 63)
     return NNS_E_NOTFOUND;
+  /* Under numbering the output is named by src, no number of its own (as
+   * an alias: view_as_complex's input, or the value its nodes write) */
+  const char *placeholder = src[0] == '\1' ? src : NULL;
+  if (f->numbering) {
+    if (!(src = fe_numbered(f, src, false)))
+      return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+    for (int k = 0; k < f->n_outs; k++)
+      if (f->outs[k] && !f->out_number[k] && !strcmp(f->outs[k], out))
+        f->out_number[k] = -1;
+  }
   const char *k = nns__front_intern(f, src);
   if (!k)
     return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+  nns__aten_meta m = v->meta;
+  int64_t *dims = nns__arena_array(f->arena, (size_t)m.rank + 1,
+                                   sizeof *dims);
+  const char **syms = nns__arena_array(f->arena, (size_t)m.rank + 1,
+                                       sizeof *syms);
+  nns__aten_meta *real = nns__arena_alloc(f->arena, sizeof *real);
+  if (!dims || !syms || !real)
+    return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+  for (int32_t d = 0; d < m.rank; d++) {
+    dims[d] = m.dims[d];
+    syms[d] = m.syms ? m.syms[d] : NULL;
+  }
+  dims[m.rank] = 2;
+  *real = (nns__aten_meta){.dtype = dt, .rank = m.rank + 1, .dims = dims,
+                           .syms = syms, .real_form = true};
   nns__front_value *w = nns__front_value_of(f, k);
   if (!w) {
-    nns__aten_meta m = v->meta;
-    int64_t *dims = nns__arena_array(f->arena, (size_t)m.rank + 1,
-                                     sizeof *dims);
-    const char **syms = nns__arena_array(f->arena, (size_t)m.rank + 1,
-                                         sizeof *syms);
-    if (!dims || !syms || !(w = nns__front_value_add(f, k)))
+    if (!(w = nns__front_value_add(f, k)))
       return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
     v = nns__front_value_of(f, out);
-    for (int32_t d = 0; d < m.rank; d++) {
-      dims[d] = m.dims[d];
-      syms[d] = m.syms ? m.syms[d] : NULL;
-    }
-    dims[m.rank] = 2;
-    w->meta = (nns__aten_meta){.dtype = dt, .rank = m.rank + 1,
-                               .dims = dims, .syms = syms};
+    w->meta = *real;
+    w->meta.real_form = false; /* (below) */
   }
-  w->meta.real_form = true;
+  /* The value src names is marked real form where a call's lowering reads
+   * it by that name: a .pt2 archive's calls, and a fresh value of this
+   * call's; a recording's later calls read the complex value by its own
+   * name (v->real), where src (view_as_complex's real input) may be read
+   * as the real tensor it also is */
+  if (!f->deferred || placeholder)
+    w->meta.real_form = true;
+  v->real = real;
   v->rename = k;
   return NNS_OK;
 }

@@ -22,6 +22,15 @@ typedef struct nns__front_value {
   nns__aten_meta meta;     /* dtype and sizes (rank -1: unknown) */
   void *user;              /* the front's own (pt2: the state it names) */
   const char *rename;      /* the name it has in the graph, or NULL */
+  /* a complex value named by its real form (the real_form service): that
+   * form's meta, what the table's rules read of it (under deferred
+   * numbering, where a later call names it as the record does, not by
+   * its real form) */
+  const nns__aten_meta *real;
+  /* under deferred numbering, the complex value (of `real`) this value
+   * is the real form of: a record's complex tensor named so is read as
+   * that value (pk_aten_tensor) */
+  struct nns__front_value *as_complex;
   bool weight;             /* a parameter or buffer (its front says so) */
   /* A weight's 2-D transpose not made yet (docs/pt2.md, "A weight's
    * transpose"): the weight, and the call that transposed it (its name

@@ -301,6 +301,15 @@ static bool pk_aten_tensor(nns_builder *b, preader *r, const char **name) {
     return true;
   if (!**name)
     return pk_fail(r, "a tensor has an empty name");
+  if (dtype == NNS_DT_COMPLEX64 || dtype == NNS_DT_COMPLEX128) {
+    /* the real form of a complex value a numbered call made: read as
+     * that value, which knows it is */
+    nns__front_value *w = r->deferred ? nns__front_value_of(f, *name) : NULL;
+    if (w && w->as_complex) {
+      *name = w->as_complex->name;
+      return true;
+    }
+  }
   /* PyTorch's sizes, all known: no symbol stands for a negative one (the
    * table reads a symbol wherever a size is negative) */
   for (int32_t k = 0; k < d.rank; k++)

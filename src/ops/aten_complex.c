@@ -151,12 +151,17 @@ static nns_status complex_mul(nns__aten_call *c, const nns__aten_arg *ax,
     A_TRY(node1(c, "Mul", ins, 2, r, NULL, 0));
     return nns__aten_kernel(c, first);
   }
-  const char *xr = real_of(c, x), *yr = xr ? real_of(c, y) : NULL;
-  if (!yr)
-    return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  /* each operand's real form, then its halves, x's first (the rule's
+   * order: a complex-typed y's view_as_real comes after x's Split) */
   const char *xh[2], *yh[2], *p[4], *re = c->fresh(c->fe),
                                      *im = c->fresh(c->fe);
+  const char *xr = real_of(c, x);
+  if (!xr)
+    return c->err->code ? c->err->code : NNS_E_NOTFOUND;
   A_TRY(parts(c, xr, xh));
+  const char *yr = real_of(c, y);
+  if (!yr)
+    return c->err->code ? c->err->code : NNS_E_NOTFOUND;
   A_TRY(parts(c, yr, yh));
   static const int pick[4][2] = {{0, 0}, {1, 1}, {0, 1}, {1, 0}};
   for (int k = 0; k < 4; k++) {

@@ -14,7 +14,9 @@ three of the models with the numbering left to the library (deferred_*:
 the indexing model's calls (index off the leading dims, a mask's rows,
 alpha, a rounding mode) among them, and the data-shaped ones
 (deferred_data: nonzero, unique, masked_scatter's tracked_count; and
-deferred_dropped, its cast marked dropped, packed record 34).
+deferred_dropped, its cast marked dropped, packed record 34); and
+complex values in real form (deferred_complex: view_as_complex, polar,
+complex products, one with a complex buffer, view_as_real, abs).
 
     NNSCAN_LIBRARY=build/gcc/libnnscan.so /usr/bin/python3 tests/fuzz/seeds/fuzz_aten/make_seeds.py
 """
@@ -69,6 +71,23 @@ class DataShaped(nn.Module):
         return at, u, counts, y
 
 
+class Complex(nn.Module):
+    """Complex values in real form on the tape (session 106): the library
+    names a complex output by its real form and reads it so (a record's
+    complex tensor by the value it stands for)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("fr", torch.polar(torch.ones(3),
+                                               torch.arange(3.0)))
+
+    def forward(self, x):                   # 2 x 6
+        xc = torch.view_as_complex(x.reshape(2, 3, 2))
+        angle = torch.arange(3.0, device=x.device) * 0.5
+        y = xc * torch.polar(torch.ones_like(angle), angle)[None] * self.fr
+        return torch.view_as_real(y).flatten(1), y.abs()
+
+
 def models():
     yield "cnn", nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(),
                                nn.Flatten()), torch.zeros(1, 3, 4, 4)
@@ -82,6 +101,7 @@ def models():
         torch.zeros(1, 3, 4, 4)
     yield "indexing", Indexing(), torch.arange(60.0).reshape(3, 4, 5) - 30
     yield "data", DataShaped(), torch.zeros(2, 6)
+    yield "complex", Complex(), torch.zeros(2, 6)
 
 
 def synthetic():
@@ -134,7 +154,7 @@ def main():
     # of)
     os.environ["NNSCAN_TAPE_NUMBERED"] = "0"
     for name, m, x in models():
-        if name in ("numbered", "indexing", "data"):
+        if name in ("numbered", "indexing", "data", "complex"):
             continue  # no call of one node: their deferred_ seeds only
         rec = recorder.record_model(m.eval(), (x,))
         assert rec.graph.aten, "the tape took no call"
@@ -147,7 +167,7 @@ def main():
     # the library folds (docs/tape.md, "A weight's transpose")
     os.environ["NNSCAN_TAPE_NUMBERED"] = "defer"
     for name, m, x in models():
-        if name in ("numbered", "linears", "indexing", "data"):
+        if name in ("numbered", "linears", "indexing", "data", "complex"):
             rec = recorder.record_model(m.eval(), (x,))
             assert rec.graph.deferred
             with open(os.path.join(HERE, "deferred_" + name + ".bin"),
