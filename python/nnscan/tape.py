@@ -559,9 +559,8 @@ def _complex_call(b, base, tensors, outs):
     the call is the rule's: a tensor in real form that a rule named (the
     library knows the real form of its own calls' outputs only: a
     numbered call's, "\3" K.J), a complex constant new to the graph (the
-    rule brings it in real form), abs of a complex-typed tensor (the
-    rule's Abs and Cast), a complex value in real form copied to a real
-    one (uncounted by the rule)."""
+    rule brings it in real form), a complex value in real form copied to
+    a real one (uncounted by the rule)."""
     first = tensors[0] if tensors else None
     first_real = False
     for t in tensors:
@@ -577,9 +576,6 @@ def _complex_call(b, base, tensors, outs):
             if n[0] != "\3":
                 return None
             first_real = first_real or t is first
-    if base == "abs" and first is not None and first.dtype.is_complex \
-            and not first_real:
-        return None
     real = []
     for o in outs:
         cx = o is not None and o.dtype.is_complex

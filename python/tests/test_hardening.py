@@ -402,7 +402,9 @@ def _dtype_name(onnx):
 
 def test_input_shape_uses_a_complex_models_dtype():
     m = ComplexNet()
-    args, _ = nnscan.torch_api.make_inputs(m, (4,))
+    # (the module itself: `nnscan` imports it only when first used)
+    from nnscan import torch_api
+    args, _ = torch_api.make_inputs(m, (4,))
     assert args[0].dtype == m.w.dtype
     s = nnscan.summary(m, (4,), file=False)
     assert s.totals["params"] == m.w.numel()

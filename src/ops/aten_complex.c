@@ -504,6 +504,18 @@ static nns_status complex_abs(nns__aten_call *c, const char *x) {
   return nns__aten_kernel(c, first);
 }
 
+/* abs of a complex-typed value (a complex graph input or buffer): its
+ * modulus is real, as PyTorch gives it, where ONNX's Abs keeps the dtype:
+ * Abs, then a Cast to the output's real dtype, one kernel (ops_map.py's
+ * _abs_typed). */
+static nns_status typed_abs(nns__aten_call *c, const char *x, int32_t dt) {
+  size_t first = *c->node_count;
+  const char *mod = c->fresh(c->fe);
+  A_TRY(node1(c, "Abs", &x, 1, mod, NULL, 0));
+  A_TRY(node1(c, "Cast", &mod, 1, c->outs[0], "to", dt));
+  return nns__aten_kernel(c, first);
+}
+
 /* The two halves of real x made complex of real dtype dt: x (Cast when
  * its dtype differs) as (..., 1), and a zero filler of that shape, for a
  * Concat into the real form (ops_map.py's to_complex_copy). */
@@ -623,10 +635,17 @@ nns_status nns__aten_lower_complex(nns__aten_call *c, const nns__aten_op *e,
     const char *x = c->n_args > 0 && c->args[0].kind == NNS__AA_TENSOR
                         ? c->args[0].tensor
                         : NULL;
-    if (c->n_outs < 1 || !c->outs[0] || !x || !real_formed(c, x))
+    if (c->n_outs < 1 || !c->outs[0] || !x)
+      return NNS_OK;
+    if (real_formed(c, x)) {
+      *done = true;
+      return complex_abs(c, x);
+    }
+    const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
+    if (!mx || !mo || !complex_dt(mx->dtype) || complex_dt(mo->dtype))
       return NNS_OK;
     *done = true;
-    return complex_abs(c, x);
+    return typed_abs(c, x, mo->dtype);
   }
   if (e->form == NNS__AF_BINARY) {
     if (strcmp(e->name, "mul"))
