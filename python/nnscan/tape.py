@@ -494,6 +494,12 @@ def record_deferred(b, base, names, args, kwargs, out):
                 folds = ((w, folded),)
             else:
                 ins[k] = _first_read(b, t)
+                if real is not None and base == "mul" and \
+                        t.dtype.is_complex and id(t) not in b.params and \
+                        any(real):
+                    # a complex constant a product with a value in real
+                    # form brings in as its real form (bring_real)
+                    b.shape_of[ins[k]] = (*t.shape, 2)
     seq = g._deferred_calls
     g._deferred_calls = seq + 1
     declare = b._declare
@@ -557,10 +563,9 @@ def _complex_call(b, base, tensors, outs):
     """For a call of _COMPLEX_OPS with a complex tensor: whether each
     output is in real form, as the table's lowering makes it; None where
     the call is the rule's: a tensor in real form that a rule named (the
-    library knows the real form of its own calls' outputs only: a
-    numbered call's, "\3" K.J), a complex constant new to the graph (the
-    rule brings it in real form), a complex value in real form copied to
-    a real one (uncounted by the rule)."""
+    library knows the real forms it made only: a numbered call's output,
+    "\3" K.J, and a constant it brought in, "\5c" K), a complex value in
+    real form copied to a real one (uncounted by the rule)."""
     first = tensors[0] if tensors else None
     first_real = False
     for t in tensors:
@@ -570,10 +575,13 @@ def _complex_call(b, base, tensors, outs):
             return None
         n = b.names.get(id(t))
         if n is None:
-            if id(t) not in b.params:
-                return None
-        elif _real_formed(b, t):
-            if n[0] != "\3":
+            # new: a parameter, or a constant from outside, complex-typed
+            # (a product with a value in real form brings it in as its
+            # real form: the library's bring_real, as the rule's
+            # _bring_real_formed)
+            continue
+        if _real_formed(b, t):
+            if n[0] != "\3" and n[0] != "\5":
                 return None
             first_real = first_real or t is first
     real = []

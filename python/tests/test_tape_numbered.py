@@ -304,19 +304,23 @@ class ComplexRotary(nn.Module):
     vision towers' 2-D rotary): the features viewed as complex (1 x 3 x 8
     complex elements), times frequencies made in the forward by polar,
     then times a complex buffer (complex-typed: read through
-    view_as_real), viewed as real again; and the product's modulus."""
+    view_as_real), a complex plain attribute (a constant the product
+    brings in as its real form) and a slice of another (a complex-typed
+    constant), viewed as real again; and the product's modulus."""
 
     def __init__(self):
         super().__init__()
         self.register_buffer("fr", torch.polar(torch.ones(8),
                                                torch.arange(8.0)))
+        self.rot = torch.polar(torch.ones(8), torch.arange(8.0) * 0.25)
+        self.table = torch.polar(torch.ones(16), torch.arange(16.0))
 
     def forward(self, x):
         h = x.flatten(2)[:, :, :16]                           # 1 x 3 x 16
         xc = torch.view_as_complex(h.reshape(1, 3, 8, 2))     # 1 x 3 x 8
         angle = torch.arange(8, device=x.device) * 0.5
         freqs = torch.polar(torch.ones_like(angle), angle)    # 8
-        y = xc * freqs[None, None, :] * self.fr
+        y = xc * freqs[None, None, :] * self.fr * self.rot * self.table[:8]
         return torch.view_as_real(y).flatten(2) * y.abs().sum()
 
 
@@ -326,7 +330,7 @@ def test_complex_values_on_the_tape(monkeypatch):
     buffer), the views between them, view_as_real and abs are records the
     library lowers, and every report is byte for byte the rules'. FLOPs
     by hand: a complex product of n elements is 4n Mul, n Sub and n Add
-    (n = 24, twice); the angles are 8 Mul, polar 8 by cos and 8 by sin;
+    (n = 24, four times); the angles are 8 Mul, polar 8 by cos and 8 by sin;
     abs squares the 48 reals of the real form; the last Mul scales 48
     reals."""
     _, on, held = _reports(monkeypatch, model=ComplexRotary)
@@ -334,15 +338,15 @@ def test_complex_values_on_the_tape(monkeypatch):
     calls = [c[0] for c in held[0].values() if len(c) > 2]
     for op in ("view_as_complex", "polar", "view_as_real", "abs"):
         assert op in calls
-    assert calls.count("mul") >= 3  # two complex products, the scale
+    assert calls.count("mul") >= 5  # four complex products, the scale
     for a, b in zip(on, rules):
         assert a == b
     doc = json.loads(on[3])
     assert doc["uncounted_ops"] == []
     flops = {t["op_type"]: t["flops"] for t in doc["op_types"]}
     n = 1 * 3 * 8
-    assert flops["Mul"] == 2 * 4 * n + 8 + 2 * 8 + 2 * n + 2 * n
-    assert flops["Sub"] == 2 * n and flops["Add"] == 2 * n
+    assert flops["Mul"] == 4 * 4 * n + 8 + 2 * 8 + 2 * n + 2 * n
+    assert flops["Sub"] == 4 * n and flops["Add"] == 4 * n
     # the buffer's 8 complex elements, 64 bytes (sum(numel), 8 bytes each)
     fr = ComplexRotary().fr
     totals = doc["totals"]["metrics"]

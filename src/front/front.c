@@ -442,6 +442,39 @@ static const char *deferred_fresh(nns__front *f, const char *name) {
   return deferred_fresh_as(f, name, false);
 }
 
+/* The bring_real service (aten.h): a complex constant from outside the
+ * call reads first ("\5c" K) made its real form's initializer now,
+ * (..., 2) of the real dtype and marked so, numbered here as the rule
+ * numbers it. */
+static nns_status fe_bring_real(void *fe, const char *name) {
+  nns__front *f = fe;
+  if (!name || name[0] != '\5' || name[1] != 'c')
+    return NNS_OK;
+  void *found;
+  const char *k = interned_in(f, &f->provisional, name, &found);
+  nns__front_value *v = k && !found ? nns__front_value_of(f, k) : NULL;
+  const int32_t dt = !v                                  ? 0
+                     : v->meta.dtype == NNS_DT_COMPLEX64  ? NNS_DT_FLOAT
+                     : v->meta.dtype == NNS_DT_COMPLEX128 ? NNS_DT_DOUBLE
+                                                          : 0;
+  if (!dt || v->meta.rank < 0 || v->meta.rank > 63)
+    return NNS_OK;
+  int64_t *dims = nns__arena_array(f->arena, (size_t)v->meta.rank + 1,
+                                   sizeof *dims);
+  if (!dims)
+    return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+  for (int32_t d = 0; d < v->meta.rank; d++)
+    dims[d] = v->meta.dims[d];
+  dims[v->meta.rank] = 2;
+  v->meta = (nns__aten_meta){.dtype = dt, .rank = v->meta.rank + 1,
+                             .dims = dims, .real_form = true};
+  if (deferred_fresh(f, name))
+    return NNS_OK;
+  return f->err && f->err->code ? f->err->code
+                                : nns__front_fail(f, NNS_E_NOMEM,
+                                                  "out of memory");
+}
+
 /* Those of the call's first reads its nodes did not read, made after
  * its own (a parameter a call takes and leaves), but those the recorder
  * marked as left unread ("\5u" K: nns__aten_op.unread), which it names
@@ -1102,6 +1135,8 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
                         .outs = outs, .b = f->b,
                         .err = f->err, .meta = fe_meta, .alias = fe_alias,
                         .real_form = fe_real_form,
+                        .bring_real = numbering && f->deferred ? fe_bring_real
+                                                               : NULL,
                         .fresh = numbering ? fe_fresh_numbered : fe_fresh,
                         .fresh_const = numbering ? fe_fresh_const : fe_fresh,
                         .node_name = numbering ? fe_node_name : NULL,

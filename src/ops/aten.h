@@ -83,6 +83,12 @@ typedef struct nns__aten_call {
    * front end does not know it yet) gets out's sizes with a trailing 2 and
    * the real dtype; src's meta is marked real_form. src NULL: undoes it. */
   nns_status (*real_form)(void *fe, const char *out, const char *src);
+  /* Tensor argument `name`, when it is a complex constant from outside
+   * that no call has read yet (a plain attribute), made a constant of its
+   * real form now, as the recorder's rule brings it in before a complex
+   * product reads it (under deferred numbering; NULL or nothing done
+   * otherwise: it stays complex-typed). */
+  nns_status (*bring_real)(void *fe, const char *name);
   /* A new name, unique in the graph (valid until the call returns). */
   const char *(*fresh)(void *fe);
   /* An int64 scalar value holding the size named `sym` (made from the

@@ -134,6 +134,13 @@ static nns_status complex_mul(nns__aten_call *c, const nns__aten_arg *ax,
   size_t first = *c->node_count;
   const char *x = ax->tensor;
   const char *y = ay->kind == NNS__AA_TENSOR ? ay->tensor : NULL;
+  /* a complex constant from outside comes in as its real form (the
+   * rule's _bring_real_formed: x's, then y's) */
+  if (c->bring_real) {
+    A_TRY(c->bring_real(c->fe, x));
+    if (y)
+      A_TRY(c->bring_real(c->fe, y));
+  }
   bool cx = is_complex(c, x), cy = y && is_complex(c, y);
   if (cx != cy) {
     const char *k = cx ? y : x, *z = cx ? x : y, *other;
