@@ -533,8 +533,8 @@ def record_deferred(b, base, names, args, kwargs, out):
 # The ops the table lowers with complex values in real form (a complex
 # tensor's graph value is view_as_real's (..., 2) tensor of the real
 # dtype, src/ops/aten_complex.c), as the rules spell them
-# (ops_map.COMPLEX_RULES); a call with a complex tensor of any other op is
-# the rule's (uncounted where an argument is in real form)
+# (ops_map.COMPLEX_RULES); a call of any other op reading a value in real
+# form is the rule's (uncounted)
 _COMPLEX_OPS = frozenset((
     "view_as_complex", "view_as_real", "polar", "mul", "view",
     "_unsafe_view", "_reshape_alias", "reshape", "unsqueeze", "squeeze",
@@ -560,12 +560,16 @@ def _real_formed(b, t):
 
 
 def _complex_call(b, base, tensors, outs):
-    """For a call of _COMPLEX_OPS with a complex tensor: whether each
+    """For a call with a complex tensor: whether each
     output is in real form, as the table's lowering makes it; None where
     the call is the rule's: a tensor in real form that a rule named (the
     library knows the real forms it made only: a numbered call's output,
-    "\3" K.J, and a constant it brought in, "\5c" K), a complex value in
-    real form copied to a real one (uncounted by the rule)."""
+    "\3" K.J, and a constant it brought in, "\5c" K), or read by an op
+    not of _COMPLEX_OPS (uncounted by the rule), a complex value in real
+    form copied to a real one (uncounted by the rule too). Calls on
+    complex-typed tensors alone (a complex graph input, parameter or
+    constant: a MatMul of them) are any op's, lowered as for any
+    dtype."""
     first = tensors[0] if tensors else None
     first_real = False
     for t in tensors:
@@ -581,7 +585,7 @@ def _complex_call(b, base, tensors, outs):
             # _bring_real_formed)
             continue
         if _real_formed(b, t):
-            if n[0] != "\3" and n[0] != "\5":
+            if (n[0] != "\3" and n[0] != "\5") or base not in _COMPLEX_OPS:
                 return None
             first_real = first_real or t is first
     real = []
@@ -752,8 +756,6 @@ def _template_of(base, names, args, kwargs, outs):
         return False
     cx = any(o is not None and o.dtype.is_complex for o in outs) or \
         any(t.dtype.is_complex for t in tensors)
-    if cx and base not in _COMPLEX_OPS:
-        return False
     rec, n = [], 0
     for item in sig:
         if item[1] == "tensor":
