@@ -211,16 +211,15 @@ def _scalar(v):
 # byte those of the rule (bench/same_summary.py and tools/tape_same.py,
 # the default against NNSCAN_TAPE_NUMBERED=0). Each is moved here from
 # ops_map.py's rules once shown so; the list grows until ops_map.py goes.
-# Not yet: the few whose lowerings differ (tools/tape_same.py, on the
-# zoos and the suites: the complex ops; _scaled_dot_product_attention_math
-# and scaled_dot_product_attention, whose rule keeps a boolean mask where
-# the table first makes it additive, which no recording sees: both
-# decompose before the recorder). A product reading one t() both as its
-# right operand and otherwise keeps its rule (_folded), as does a call
-# whose arguments or
-# outputs are of a kind the record has none of (_template_of); nothing
-# is asked of the library per call, so a call its table declines is
-# left uncounted (record_deferred).
+# Not yet: _scaled_dot_product_attention_math and
+# scaled_dot_product_attention, whose rule keeps a boolean mask where the
+# table first makes it additive (no recording sees them: both decompose
+# before the recorder). A product reading one t() both as its right
+# operand and otherwise keeps its rule (_folded), as does a call whose
+# arguments or outputs are of a kind the record has none of
+# (_template_of), or that reads a complex value in real form the library
+# did not make (_complex_call); nothing is asked of the library per call,
+# so a call its table declines is left uncounted (record_deferred).
 NUMBERED = frozenset((
     "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward",
     "_adaptive_avg_pool3d", "_convolution", "_is_all_true", "_log_softmax",
