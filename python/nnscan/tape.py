@@ -296,6 +296,12 @@ NUMBERED = frozenset((
     # unsqueeze, view, ... above take them too)
     "view_as_complex", "view_as_real", "polar", "_fft_c2c", "_fft_r2c"))
 
+# the ops whose outputs include sizes (ints) beside their tensors: the
+# fused attention kernels a CUDA target records (max_q, max_k), which no
+# lowering reads (a backward reads the forward's tensors as its inputs)
+_SIZE_OUTPUTS = frozenset(("_scaled_dot_product_flash_attention",
+                           "_scaled_dot_product_cudnn_attention"))
+
 # the argument a matrix product reads a weight's t() through, folded into
 # its Gemm's transB by the library as by the rule (ops_map.addmm, mm)
 _PRODUCT_RHS = {"mm": 1, "addmm": 2}
@@ -444,6 +450,10 @@ def record_deferred(b, base, names, args, kwargs, out):
     outs = out if type(out) in _SEQUENCES else (out,)
     if not outs:
         return False
+    if base in _SIZE_OUTPUTS:
+        # sizes among the outputs (the CUDA flash kernel's max_q, max_k):
+        # no tensor of the record's, as one PyTorch did not compute
+        outs = tuple(None if type(o) is int else o for o in outs)
     # the call's key as its op's calls of this form make it, else as any
     # call makes it
     template, tensors = _kept_by_form(_TEMPLATES, base, names, args, kwargs,
