@@ -549,7 +549,6 @@ _COMPLEX_OPS = frozenset((
     "_unsafe_view", "_reshape_alias", "reshape", "unsqueeze", "squeeze",
     "flatten", "view_as", "expand", "slice", "select", "_fft_c2c",
     "_fft_r2c", "_to_copy", "abs"))
-# (complex32 has no real form in the library: its calls are the rules')
 # of them, those whose complex output is always in real form (those of
 # the others are where their first tensor argument is)
 _REAL_FORM_MADE = frozenset(("view_as_complex", "polar", "_fft_c2c",
@@ -569,22 +568,22 @@ def _real_formed(b, t):
 
 
 def _complex_call(b, base, tensors, outs):
-    """For a call with a complex tensor: whether each
-    output is in real form, as the table's lowering makes it; None where
-    the call is the rule's: a tensor in real form that a rule named (the
-    library knows the real forms it made only: a numbered call's output,
-    "\3" K.J, and a constant it brought in, "\5c" K), or read by an op
-    not of _COMPLEX_OPS (uncounted by the rule), a complex value in real
-    form copied to a real one (uncounted by the rule too). Calls on
-    complex-typed tensors alone (a complex graph input, parameter or
-    constant: a MatMul of them) are any op's, lowered as for any
-    dtype."""
+    """For a call with a complex tensor: whether each output is in real
+    form, as the table's lowering makes it; None where the call is the
+    rule's: a tensor in real form that a rule named (the library knows
+    the real forms it made only: a numbered call's output, "\3" K.J, and
+    a constant it brought in, "\5c" K), or one read by an op not of
+    _COMPLEX_OPS (uncounted by the rule), a complex value in real form
+    copied to a real one (uncounted by the rule too), a complex32 tensor
+    (no real form in the library). Calls on complex-typed tensors alone
+    (a complex graph input, parameter or constant: a MatMul of them) are
+    any op's, lowered as for any dtype."""
     first = tensors[0] if tensors else None
     first_real = False
     for t in tensors:
         if not t.dtype.is_complex:
             continue
-        if t.dtype not in _REAL_DTYPE:
+        if t.dtype not in _REAL_FORMABLE:
             return None
         n = b.names.get(id(t))
         if n is None:
@@ -600,7 +599,7 @@ def _complex_call(b, base, tensors, outs):
     real = []
     for o in outs:
         cx = o is not None and o.dtype.is_complex
-        if cx and o.dtype not in _REAL_DTYPE:
+        if cx and o.dtype not in _REAL_FORMABLE:
             return None
         if base == "_to_copy" and first is not None and \
                 first.dtype.is_complex and first_real and not cx:
@@ -623,8 +622,8 @@ def _in_real_form(b, o, name):
     b.shape_of[name] = (*o.shape, 2)
 
 
-_REAL_DTYPE = {torch.complex64: torch.float32,
-               torch.complex128: torch.float64}
+# the complex dtypes the library has a real form of (float, double)
+_REAL_FORMABLE = frozenset((torch.complex64, torch.complex128))
 
 
 def _with_tracked_count(b, counted, names, args, kwargs):
