@@ -31,7 +31,7 @@ import types
 
 import torch
 
-from . import _api
+from . import _api, ops_map
 from .graph import DTYPE_OF as _DTYPE_OF, Node, Value as _Value, _Strings, \
     _new_node as _node, onnx_dtype as _onnx_dtype
 
@@ -296,12 +296,6 @@ NUMBERED = frozenset((
     # unsqueeze, view, ... above take them too)
     "view_as_complex", "view_as_real", "polar", "_fft_c2c", "_fft_r2c"))
 
-# the ops whose outputs include sizes (ints) beside their tensors: the
-# fused attention kernels a CUDA target records (max_q, max_k), which no
-# lowering reads (a backward reads the forward's tensors as its inputs)
-_SIZE_OUTPUTS = frozenset(("_scaled_dot_product_flash_attention",
-                           "_scaled_dot_product_cudnn_attention"))
-
 # the argument a matrix product reads a weight's t() through, folded into
 # its Gemm's transB by the library as by the rule (ops_map.addmm, mm)
 _PRODUCT_RHS = {"mm": 1, "addmm": 2}
@@ -450,10 +444,6 @@ def record_deferred(b, base, names, args, kwargs, out):
     outs = out if type(out) in _SEQUENCES else (out,)
     if not outs:
         return False
-    if base in _SIZE_OUTPUTS:
-        # sizes among the outputs (the CUDA flash kernel's max_q, max_k):
-        # no tensor of the record's, as one PyTorch did not compute
-        outs = tuple(None if type(o) is int else o for o in outs)
     # the call's key as its op's calls of this form make it, else as any
     # call makes it
     template, tensors = _kept_by_form(_TEMPLATES, base, names, args, kwargs,
@@ -462,7 +452,17 @@ def record_deferred(b, base, names, args, kwargs, out):
         tensors = []
         key = _key(base, names, args, kwargs, outs, tensors)
         if key is None:
-            return False
+            # sizes among the outputs (the CUDA flash kernel's max_q and
+            # max_k), which no lowering reads (a backward reads the
+            # forward's tensors as its own inputs): no tensor of the
+            # record's there, as for one PyTorch did not compute
+            if not any(type(o) is int for o in outs):
+                return False
+            outs = tuple(None if type(o) is int else o for o in outs)
+            tensors = []
+            key = _key(base, names, args, kwargs, outs, tensors)
+            if key is None:
+                return False
         if fold is not None:
             key = (key, True)
         template = _TEMPLATES.get(key)
@@ -541,14 +541,10 @@ def record_deferred(b, base, names, args, kwargs, out):
 
 # The ops the table lowers with complex values in real form (a complex
 # tensor's graph value is view_as_real's (..., 2) tensor of the real
-# dtype, src/ops/aten_complex.c), as the rules spell them
-# (ops_map.COMPLEX_RULES); a call of any other op reading a value in real
-# form is the rule's (uncounted)
-_COMPLEX_OPS = frozenset((
-    "view_as_complex", "view_as_real", "polar", "mul", "view",
-    "_unsafe_view", "_reshape_alias", "reshape", "unsqueeze", "squeeze",
-    "flatten", "view_as", "expand", "slice", "select", "_fft_c2c",
-    "_fft_r2c", "_to_copy", "abs"))
+# dtype, src/ops/aten_complex.c), as the rules spell them: the rules'
+# own list; a call of any other op reading a value in real form is the
+# rule's (uncounted)
+_COMPLEX_OPS = ops_map.COMPLEX_RULES
 # of them, those whose complex output is always in real form (those of
 # the others are where their first tensor argument is)
 _REAL_FORM_MADE = frozenset(("view_as_complex", "polar", "_fft_c2c",
