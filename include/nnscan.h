@@ -2554,6 +2554,19 @@ NNS_API const char *nns_aten_op_unread(size_t i);
  * "" for the entries that read no contents, and past the last. Static
  * string. */
 NNS_API const char *nns_aten_op_counted(size_t i);
+/* How aten entry i's lowering takes a complex value in its real form
+ * (view_as_real's (..., 2) tensor of the real dtype): "makes" for an op
+ * whose complex output is always in real form (view_as_complex, polar,
+ * _fft_c2c, _fft_r2c), "reads" for the other ops whose lowering takes a
+ * complex value in real form (view_as_real, mul, abs, _to_copy, and the
+ * layout ops: view, _unsafe_view, _reshape_alias, reshape, flatten,
+ * unsqueeze, squeeze, view_as, slice, select, expand). A binding that
+ * records live hands over a call on a value in real form for these
+ * entries only (any other op's stays uncounted: its lowering reads no
+ * real form). "" for the other entries (the composites a live recording
+ * never sees among them: to, type_as, real, imag, fft_*), and past the
+ * last. Static string. */
+NNS_API const char *nns_aten_op_complex(size_t i);
 /*
  * How the table lowers one call, as the recorder numbers what it makes
  * (packed record 30): what a binding that numbers its own nodes and values

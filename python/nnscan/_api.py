@@ -243,6 +243,10 @@ ATEN_UNREAD = {}
 # elements MASK (broadcast) holds, as an INT "tracked_count" past the
 # schema's arguments (nns_aten_op_counted), for the ops that read one
 ATEN_COUNTED = {}
+# op base name -> "makes" (its complex output is always in real form) or
+# "reads" (its lowering takes a complex value in real form) for the ops
+# whose lowering takes complex values in real form (nns_aten_op_complex)
+ATEN_COMPLEX = {}
 TENSOR_ROLE = {}  # an inspection record's tensor roles (nns_tensor_role)
 COUNT_STYLE = {}  # nns_format_count's styles (nns_count_style)
 COL = {}  # the layer table's columns, word -> NNS_COL_* bit (nns_column_name)
@@ -292,6 +296,7 @@ FUNCTIONS = {
     "nns_aten_op_unwritten": (c_uint, [c_size_t]),
     "nns_aten_op_unread": (c_char_p, [c_size_t]),
     "nns_aten_op_counted": (c_char_p, [c_size_t]),
+    "nns_aten_op_complex": (c_char_p, [c_size_t]),
     "nns_aten_arg_kind_name": (c_char_p, [c_int]),
     "nns_aten_form_name": (c_char_p, [c_int]),
     "nns_aten_numbering": (c_status, [c_void_p, c_size_t,
@@ -562,6 +567,9 @@ def _read_words(cdll):
         mask, _, self_ = cdll.nns_aten_op_counted(i).decode().partition(">")
         if mask and self_:
             ATEN_COUNTED[op] = (mask, self_)
+        role = cdll.nns_aten_op_complex(i).decode()
+        if role:
+            ATEN_COMPLEX[op] = role
         i += 1
     i = 1
     while cdll.nns_dtype_name(i) != b"unknown":  # numbered 1.. without gaps
@@ -616,8 +624,9 @@ def opset_max():
     return _opset_max
 
 
-# The opset whose forms the package's own nodes are written in (ops_map.py
-# gives Reduce* their axes as attributes and Split no num_outputs, as up to
+# The opset whose forms the recorded nodes are written in (the aten
+# table's lowering, src/ops/aten*.c, gives Reduce* their axes as
+# attributes and Split no num_outputs, as up to
 # opset 17; PyTorch's TorchScript exporter stops at opset 20), never past
 # the library's newest.
 _GRAPH_OPSET_FORMS = 17

@@ -983,8 +983,8 @@ static nns_status settle_args(nns__front *f, const char *op,
 
 /* Under deferred numbering, the tensors a call nothing lowers reads
  * first (roll(c, 1) of a constant c from outside, which the table
- * declines), named before its outputs, as the recorder's rule names them
- * (ops_map's unmapped: b.inp of each, then the outputs). */
+ * declines), named before its outputs, as the recorder names the call's
+ * uncounted node (Builder.unmapped: each input, then the outputs). */
 static nns_status name_first_reads(nns__front *f, const nns__aten_arg *args,
                                    int n_args) {
   for (int k = 0; k < n_args; k++) {
@@ -1227,6 +1227,10 @@ const char *nns_aten_op_unread(size_t i) {
 const char *nns_aten_op_counted(size_t i) {
   const nns__aten_op *e = nns__aten_entry(i);
   return e && e->counted ? e->counted : "";
+}
+
+const char *nns_aten_op_complex(size_t i) {
+  return nns__aten_complex_role(nns__aten_entry(i));
 }
 
 NNS__NAME_FN(nns_aten_arg_kind_name, NNS_ATEN_ARG_KIND_MAP)

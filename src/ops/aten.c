@@ -1,12 +1,12 @@
 /*
  * aten.c - the aten table: what each PyTorch operator lowers to, in the
- * nodes (ONNX opset 17 forms, as python/nnscan/ops_map.py writes them)
- * whose entries in this folder count them. Declarative where an aten op
- * is one ONNX op with its input renamed (relu -> Relu, add -> Add); a
- * rule function where it is not (conv2d's attributes from its weight's
- * shape, linear as Gemm, attention as its MatMuls and Softmax). The rules
- * read arguments by their schema names and add nodes through the builder;
- * helpers for the arguments and small constants are in aten_util.c.
+ * nodes (ONNX opset 17 forms) whose entries in this folder count them.
+ * Declarative where an aten op is one ONNX op with its input renamed
+ * (relu -> Relu, add -> Add); a rule function where it is not (conv2d's
+ * attributes from its weight's shape, linear as Gemm, attention as its
+ * MatMuls and Softmax). The rules read arguments by their schema names
+ * and add nodes through the builder; helpers for the arguments and small
+ * constants are in aten_util.c.
  */
 #include "aten_int.h"
 
@@ -383,8 +383,8 @@ static nns_status layer_norm(nns__aten_call *c, const nns__aten_op *op) {
 /* max_poolNd(self, kernel_size, stride, padding, dilation, ceil_mode) and
  * avg_poolNd(self, kernel_size, stride, padding, ceil_mode,
  * count_include_pad). An unbatched input (N + 1 dims), which PyTorch pools
- * as a batch of one, is Unsqueeze, the pool, Squeeze, one kernel, as the
- * recorder's rule has it (ops_map.pool). */
+ * as a batch of one, is Unsqueeze, the pool, Squeeze, one kernel (ONNX's
+ * pools take a batch dim). */
 nns_status nns__aten_pool(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x);
@@ -531,7 +531,7 @@ int nns__aten_axes(nns__aten_call *c, int r, int64_t *axes) {
 }
 
 /* mean(self, dim, keepdim): ReduceMean (GlobalAveragePool for the spatial
- * mean of an image batch, as ops_map.py writes it); sum: ReduceSum, its
+ * mean of an image batch, ONNX's op for it); sum: ReduceSum, its
  * axes an input since opset 13. */
 static nns_status reduce(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = A_T(c, "self");
@@ -566,6 +566,14 @@ nns_status nns__aten_softmax(nns__aten_call *c, const nns__aten_op *op) {
     return NNS_E_NOTFOUND;
   A_TRY(nns__aten_node(c, op->onnx, "", &x, 1, c->outs, 1));
   return nns_builder_attr_int(c->b, "axis", d->i, c->err);
+}
+
+/* rsub(self, other, alpha): other - alpha * self, a Sub of its operands
+ * swapped (nns__aten_binary_to swaps them after their casts). A rule, not
+ * a BINARY entry: its node is no Sub of its tensors in their order, the
+ * one node a binding may name itself for a BINARY call (docs/tape.md). */
+static nns_status rsub(nns__aten_call *c, const nns__aten_op *op) {
+  return nns__aten_binary(c, op->onnx);
 }
 
 /* ==== Activations spelled as several nodes ==== */
@@ -611,7 +619,7 @@ static nns_status hardsigmoid(nns__aten_call *c, const nns__aten_op *op) {
  * with scalar bounds of the input's dtype. */
 /* clamp(self, min, max) with a bound that is a tensor of more than one
  * element: element-wise Max and Min (Clip's bounds are scalars), one
- * kernel, as ops_map.py's clip; a one-element tensor bound stays a Clip
+ * kernel, as PyTorch's clamp is; a one-element tensor bound stays a Clip
  * input. NNS_E_NOTFOUND when no bound is such a tensor. */
 static nns_status clip_tensors(nns__aten_call *c, const char *x,
                                const nns__aten_meta *mx) {
@@ -931,7 +939,7 @@ static nns_status cat(nns__aten_call *c, const nns__aten_op *op) {
     return NNS_E_NOTFOUND;
   /* PyTorch skips legacy empty 1-D tensors beside the others (a KV
    * cache's first step: cat([float32[0], x], -2)); all of them empty
-   * still concatenate. As ops_map.py's cat. */
+   * still concatenate. */
   const char *kept[1024];
   size_t n = 0;
   for (int k = 0; k < t->n; k++) {
@@ -1063,7 +1071,7 @@ static nns_status split(nns__aten_call *c, const nns__aten_op *op) {
   return nns_builder_attr_int(c->b, "axis", axis, c->err);
 }
 
-/* ne: Equal then Not, one kernel (ops_map.py's compare_ne). */
+/* ne: Equal then Not (ONNX has no NotEqual), one kernel. */
 static nns_status not_equal(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   if (c->n_outs < 1 || !c->outs[0])
@@ -1090,7 +1098,7 @@ static nns_status cumsum(nns__aten_call *c, const nns__aten_op *op) {
   return nns__aten_node(c, "CumSum", "", ins, 2, c->outs, 1);
 }
 
-/* x[i0, i1, ...] for integer index tensors (ops_map.py's index): each
+/* x[i0, i1, ...] for integer index tensors (aten index): each
  * index as int64, expanded to their common shape where it has another, a
  * trailing axis added, stacked, and one GatherND over the indexed dims.
  * Dims indexed other than leading are moved to lead first (a Transpose of
@@ -1163,7 +1171,7 @@ static nns_status gather_nd(nns__aten_call *c, const char *x,
       t = cast;
     }
     /* expanded only where its sizes are not the broadcast ones already
-     * (as ops_map.py's _int64) */
+     * (no Expand node that changes nothing) */
     bool same = mt->rank == nb;
     for (int d = 0; same && d < nb; d++)
       same = mt->dims[d] == bshape[d] &&
@@ -1217,8 +1225,7 @@ static nns_status gather_nd(nns__aten_call *c, const char *x,
 /* x[mask], a boolean mask over x's leading dims: x flattened over those
  * dims, and a Gather of as many rows as PyTorch selected (the output's
  * first size: which rows is data, how many is in the recorded sizes;
- * the positions a constant known by its shape alone), as ops_map.py's
- * _masked_rows. */
+ * the positions a constant known by its shape alone). */
 static nns_status masked_rows(nns__aten_call *c, const char *x,
                               const nns__aten_meta *mx,
                               const nns__aten_meta *mm) {
@@ -1355,19 +1362,18 @@ static int split_heads(const nns__aten_meta *m, int64_t a, int64_t b,
 
 /* scaled_dot_product_attention(query, key, value, attn_mask, dropout_p,
  * is_causal, scale, enable_gqa): softmax(q k^T * scale + mask) v as
- * Transpose, MatMul, Mul, Add, Softmax, MatMul, one kernel: ops_map.py's
- * _attention. Fewer key/value heads than query heads (grouped-query
- * attention, enable_gqa's, and one head for all, Falcon's multi-query):
- * the query heads grouped by the key/value head they share, [..., Hkv,
- * G, L, E], against keys and values [..., Hkv, 1, S, E] (a mask of
- * query heads [..., Hkv, G, L, S], of fewer [..., Mh, 1, L, S]), so the
- * MatMuls broadcast over the group as the fused kernels do, with no copy
- * of k and v, the output Reshape'd back (nns__aten_reshape_to: allowzero
- * where a size is 0, as every Reshape the table makes). A boolean mask is
- * first made additive at its own sizes, as PyTorch does before the fused
- * kernel it runs (convert_boolean_attn_mask: where(mask, 0, -inf), a
- * kernel of its own); the live recording sees that Where and the
- * kernel's Add. */
+ * Transpose, MatMul, Mul, Add, Softmax, MatMul, one kernel (PyTorch's fused
+ * attention call). Fewer key/value heads than query heads (grouped-query
+ * attention, enable_gqa's, and one head for all, Falcon's multi-query): the
+ * query heads grouped by the key/value head they share, [..., Hkv, G, L,
+ * E], against keys and values [..., Hkv, 1, S, E] (a mask of query heads
+ * [..., Hkv, G, L, S], of fewer [..., Mh, 1, L, S]), so the MatMuls
+ * broadcast over the group as the fused kernels do, with no copy of k and
+ * v, the output Reshape'd back (nns__aten_reshape_to: allowzero where a
+ * size is 0, as every Reshape the table makes). A boolean mask is first
+ * made additive at its own sizes, as PyTorch does before the fused kernel
+ * it runs (convert_boolean_attn_mask: where(mask, 0, -inf), a kernel of its
+ * own); the live recording sees that Where and the kernel's Add. */
 static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *q = A_T(c, "query"), *k = A_T(c, "key"), *v = A_T(c, "value");
@@ -1600,7 +1606,7 @@ static const nns__aten_op table[] = {
     RULE("reshape", "Reshape", reshape),
     RULE("reshape_as", "Reshape", reshape),
     RULE("rsqrt", "Sqrt+Reciprocal", two_step),
-    BIN("rsub", "Sub"),
+    RULE("rsub", "Sub", rsub),
     CREATE("scalar_tensor"),
     RULE("scaled_dot_product_attention", "MatMul, Mul, Softmax, MatMul",
          sdpa),

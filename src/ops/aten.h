@@ -7,8 +7,8 @@
  * arguments by schema name, and asks nns__aten_lower to add the nodes
  * through the builder. No front end holds op knowledge of its own.
  *
- * python/nnscan/ops_map.py is the reference for what each op lowers to:
- * the same op types, so a .pt2 and a live recording count alike.
+ * The live recorder (python/nnscan) hands its aten calls to the same
+ * table, so a .pt2 and a live recording count alike.
  */
 #ifndef NNS_OPS_ATEN_H
 #define NNS_OPS_ATEN_H
@@ -162,12 +162,12 @@ typedef struct nns__aten_op {
    * records such a call by its own rule, which makes such an output a
    * constant where a later op reads it, numbered there */
   uint8_t unwritten;
-  /* the recorder's rule reads a constant from outside that is not the
-   * call's first tensor argument where a node reads it, after the
-   * constants that node's inputs make (ops_map's loss rules, whose
-   * _step(b, "Sub", [pos_weight, b.scalar(1)]) makes the 1 first); any
-   * other rule reads its tensor arguments first: a recorder that leaves
-   * the numbering to the library numbers such constants so (front.c) */
+  /* the rule reads a constant from outside that is not the call's first
+   * tensor argument where a node reads it, after the constants that
+   * node's inputs make (the losses with a pos_weight, whose Sub(pos_weight,
+   * 1) makes the 1 first); any other rule reads its tensor arguments
+   * first: a recorder that leaves the numbering to the library numbers
+   * such constants so (front.c) */
   bool reads_at_nodes;
   /* the tensor arguments the rule may leave unread, by schema name, space
    * separated: "NAME" one it reads the sizes of at most (a pooling
@@ -209,6 +209,14 @@ nns_status nns__aten_lower(nns__aten_call *c, const nns__aten_op *e);
 /* The tables, for listings: entry k of the families one after the other,
  * NULL past the end. */
 const nns__aten_op *nns__aten_entry(size_t k);
+
+/* How entry e takes a complex value in real form (aten_complex.c's one
+ * list, which the recorder reads as _api.ATEN_COMPLEX): "makes" for an
+ * op whose complex output is always in real form (view_as_complex,
+ * polar, _fft_c2c, _fft_r2c), "reads" for the others whose lowering
+ * takes one (view_as_real, mul, abs, _to_copy, the layout rules), "" for
+ * the rest (and NULL). Static string. */
+const char *nns__aten_complex_role(const nns__aten_op *e);
 
 /* Gives value `name` of the graph being built the parameter kind `kind`
  * (a packed param_kind record: applied by nns_builder_finish). */

@@ -1,10 +1,11 @@
 /*
  * aten_complex.c - complex values (rotary embeddings as complex products,
- * torch.fft) as python/nnscan/ops_map.py spells them: a complex value's
- * graph value is its real form, view_as_real's (..., 2) tensor of the real
- * dtype (the front end's `real_form` service names it and marks its meta);
- * a complex-typed value (a complex parameter, buffer or constant) stays so
- * and is read as pairs through the pytorch.aten view_as_real entry (free).
+ * torch.fft) in real form, as the live recorder holds them: a complex
+ * value's graph value is its real form, view_as_real's (..., 2) tensor of
+ * the real dtype (the front end's `real_form` service names it and marks
+ * its meta); a complex-typed value (a complex parameter, buffer or
+ * constant) stays so and is read as pairs through the pytorch.aten
+ * view_as_real entry (free).
  * A complex product is 4 Mul, a Sub and an Add per element. The nodes of
  * one call are one kernel.
  */
@@ -493,7 +494,7 @@ static nns_status masked_scatter(nns__aten_call *c, const nns__aten_op *op) {
 }
 
 /* abs of a complex value in real form: its modulus, sqrt(re^2 + im^2)
- * (Mul, ReduceSum of the pair, Sqrt), as ops_map.py's abs_ spells it. */
+ * (Mul, ReduceSum of the pair, Sqrt). */
 static nns_status complex_abs(nns__aten_call *c, const char *x) {
   const nns__aten_meta *mo = A_META(c, c->outs[0]);
   if (!mo || complex_dt(mo->dtype))
@@ -513,8 +514,7 @@ static nns_status complex_abs(nns__aten_call *c, const char *x) {
 
 /* abs of a complex-typed value (a complex graph input or buffer): its
  * modulus is real, as PyTorch gives it, where ONNX's Abs keeps the dtype:
- * Abs, then a Cast to the output's real dtype, one kernel (ops_map.py's
- * _abs_typed). */
+ * Abs, then a Cast to the output's real dtype, one kernel. */
 static nns_status typed_abs(nns__aten_call *c, const char *x, int32_t dt) {
   size_t first = *c->node_count;
   const char *mod = c->fresh(c->fe);
@@ -525,7 +525,7 @@ static nns_status typed_abs(nns__aten_call *c, const char *x, int32_t dt) {
 
 /* The two halves of real x made complex of real dtype dt: x (Cast when
  * its dtype differs) as (..., 1), and a zero filler of that shape, for a
- * Concat into the real form (ops_map.py's to_complex_copy). */
+ * Concat into the real form (complex_copy's). */
 static nns_status complex_halves(nns__aten_call *c, const char *x,
                                  const nns__aten_meta *mx, int32_t dt,
                                  const char *halves[2]) {
@@ -592,11 +592,11 @@ static nns_status fft_of_real(nns__aten_call *c, nns__aten_call *kc,
 }
 
 /* _to_copy (and to, type_as: torch.export keeps them, live they run as
- * _to_copy) with a complex side (ops_map.py's to_complex_copy): complex to
- * complex a Cast of the real form; real to complex the real part beside
- * a zero imaginary part (Cast when the dtype changes, Unsqueeze, Concat
- * with a filler); complex in real form to real: not lowered. *done false
- * when no side is complex in real form or made so. */
+ * _to_copy) with a complex side: complex to complex a Cast of the real
+ * form; real to complex the real part beside a zero imaginary part (Cast
+ * when the dtype changes, Unsqueeze, Concat with a filler); complex in real
+ * form to real: not lowered. *done false when no side is complex in real
+ * form or made so. */
 static nns_status complex_copy(nns__aten_call *c, const char *x, bool *done) {
   const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
   if (!mx || !mo || complex_dt(mx->dtype) ||
@@ -624,17 +624,49 @@ static nns_status complex_copy(nns__aten_call *c, const char *x, bool *done) {
   return nns__aten_kernel(c, first);
 }
 
+/* The entries that take a complex value in real form, as a live
+ * recording sees them (the recorder reads them as _api.ATEN_COMPLEX):
+ * MAKES those whose complex output is always in real form, READS the
+ * others whose lowering reads one (view_as_real, and the other families'
+ * mul, abs and _to_copy: nns__aten_lower_complex), LAYOUT the layout rules
+ * nns__aten_lower_complex runs on a real form (they read one too). to,
+ * type_as, real, imag, the fft_* composites and masked_scatter are
+ * composites a live recording never sees: not listed. The one list. */
+enum { ROLE_NONE, ROLE_MAKES, ROLE_READS, ROLE_LAYOUT };
+static const struct {
+  const char *name;
+  int role;
+} complex_roles[] = {
+    {"view_as_complex", ROLE_MAKES}, {"polar", ROLE_MAKES},
+    {"_fft_c2c", ROLE_MAKES},        {"_fft_r2c", ROLE_MAKES},
+    {"view_as_real", ROLE_READS},    {"mul", ROLE_READS},
+    {"abs", ROLE_READS},             {"_to_copy", ROLE_READS},
+    {"view", ROLE_LAYOUT},           {"_unsafe_view", ROLE_LAYOUT},
+    {"_reshape_alias", ROLE_LAYOUT}, {"reshape", ROLE_LAYOUT},
+    {"flatten", ROLE_LAYOUT},        {"unsqueeze", ROLE_LAYOUT},
+    {"squeeze", ROLE_LAYOUT},        {"view_as", ROLE_LAYOUT},
+    {"slice", ROLE_LAYOUT},          {"select", ROLE_LAYOUT},
+    {"expand", ROLE_LAYOUT}};
+
+static int complex_role(const char *name) {
+  for (size_t k = 0; k < sizeof complex_roles / sizeof complex_roles[0]; k++)
+    if (!strcmp(name, complex_roles[k].name))
+      return complex_roles[k].role;
+  return ROLE_NONE;
+}
+
+const char *nns__aten_complex_role(const nns__aten_op *e) {
+  int r = e ? complex_role(e->name) : ROLE_NONE;
+  return r == ROLE_MAKES ? "makes" : r != ROLE_NONE ? "reads" : "";
+}
+
 /* Calls of the other families' entries on a complex value in real form:
  * mul (a BINARY entry) is a complex product, abs (a UNARY one) the
  * modulus, _to_copy a Cast of the real form (or a real value made
- * complex); a layout rule (ops_map.py's real_form) runs on the output's
+ * complex); a layout rule (complex_roles' LAYOUT) runs on the output's
  * real form, dims counted from the complex input's. */
 nns_status nns__aten_lower_complex(nns__aten_call *c, const nns__aten_op *e,
                                    bool *done) {
-  static const char *const layout[] = {
-      "view",    "_unsafe_view", "_reshape_alias", "reshape", "flatten",
-      "unsqueeze", "squeeze",    "view_as",        "slice",   "select",
-      "expand"};
   *done = false;
   if (e->form == NNS__AF_UNARY) {
     if (strcmp(e->name, "abs"))
@@ -681,10 +713,7 @@ nns_status nns__aten_lower_complex(nns__aten_call *c, const nns__aten_op *e,
   const nns__aten_meta *mo = A_META(c, c->outs[0]);
   if (!mo || !complex_dt(mo->dtype))
     return NNS_OK;
-  bool hit = false;
-  for (size_t k = 0; k < sizeof layout / sizeof layout[0]; k++)
-    hit = hit || !strcmp(e->name, layout[k]);
-  if (!hit)
+  if (complex_role(e->name) != ROLE_LAYOUT)
     return NNS_OK;
   int32_t rank = A_META(c, x)->rank - 1;
   nns__aten_arg args[64];

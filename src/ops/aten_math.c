@@ -1,12 +1,11 @@
 /*
  * aten_math.c - the aten table's math family: element-wise math,
  * activations, reductions, losses and the ops that make tensors from
- * nothing (random, creation), forward and backward. Each entry lowers as
- * python/nnscan/ops_map.py's rule of the same name does (the same ONNX op
- * types, attributes, constant inputs, Casts and one kernel per call), so a
- * .pt2 and a live recording count alike. Rules spelled as several nodes
- * add them through step() and mark them one kernel, as the recorder does
- * for every op.
+ * nothing (random, creation), forward and backward. Each entry lowers to
+ * ONNX op types, attributes, constant inputs and Casts, one kernel per
+ * call, for a .pt2 and a live recording alike. Rules spelled as several
+ * nodes add them through step() and mark them one kernel, as every
+ * call's nodes are.
  */
 #include "aten_int.h"
 
@@ -778,7 +777,8 @@ static nns_status histc(nns__aten_call *c, const nns__aten_op *op) {
 /* ==== Matrix products ==== */
 
 /* baddbmm(self, batch1, batch2, beta, alpha), addmv(self, mat, vec, ...):
- * MatMul then Add of self (beta and alpha unscaled, as ops_map.py). */
+ * MatMul then Add of self (beta and alpha unscaled: the BLAS call PyTorch
+ * makes takes them as its own alpha and beta, no pass of their own). */
 static nns_status matmul_add(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *t[3], *p;

@@ -1,12 +1,11 @@
 /*
  * aten_nn.c - the aten table's neural-network family: convolution, norm,
  * pooling, upsampling, padding, attention variants and their backward
- * kernels. Each lowers to the nodes python/nnscan/ops_map.py's rule for
- * it writes (op types, attributes, constant inputs; the nodes of one call
- * one kernel), so a .pt2 and a live recording count alike. Variants of an
- * op another entry lowers (_convolution, the fused attention kernels) go
- * through that entry, with their arguments renamed where their schema
- * names them otherwise.
+ * kernels. Each lowers to ONNX nodes (op types, attributes, constant
+ * inputs; the nodes of one call one kernel), for a .pt2 and a live
+ * recording alike. Variants of an op another entry lowers (_convolution,
+ * the fused attention kernels) go through that entry, with their
+ * arguments renamed where their schema names them otherwise.
  */
 #include "aten_int.h"
 
@@ -559,7 +558,7 @@ static nns_status grouped_mm_symbolic(nns__aten_call *c, const char *a,
  * router's data; the MACs are not: rows x K x N), batched MatMuls over
  * the experts whose rows are grouped by Reshape, Concat of the parts.
  * 2-D (M, S) x 2-D (S, N) -> (E, M, N) (the weights' gradient): the groups
- * cut along S the same way. As ops_map.py's grouped_mm, node for node. */
+ * cut along S the same way. */
 static nns_status grouped_mm(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *a = A_T(c, "self"), *w = A_T(c, "mat2");
@@ -742,8 +741,8 @@ static nns_status sdpa_variant(nns__aten_call *c, const nns__aten_op *op) {
 /* ==== Fused transformer kernels ==== */
 
 /* Their nodes, each a kernel of its own (PyTorch's fast paths run the
- * projections, attention and norms one after the other: ops_map.py's
- * SEVERAL_KERNELS), shapes from the input's [B, L, E]. */
+ * projections, attention and norms one after the other, one aten call
+ * but several kernels), shapes from the input's [B, L, E]. */
 typedef struct fused {
   nns__aten_call *c;
   int32_t dt;
@@ -786,7 +785,7 @@ static nns_status f_layer_norm(fused *f, const char *x, const char *w,
 
 /* Self-attention as F.multi_head_attention_forward spells it: in-
  * projection, split, heads [B, h, L, d], softmax(q k^T / sqrt(d) + mask) v,
- * heads merged, out-projection (ops_map.py's _mha and _attention). */
+ * heads merged, out-projection. */
 static nns_status f_mha(fused *f, const char *x, const char *w_in,
                         const char *b_in, const char *w_out,
                         const char *b_out, const char *mask, const char *y) {

@@ -1,11 +1,10 @@
 /*
  * aten_shape.c - the aten table's layout, indexing, scatter/gather,
  * sorting and search family: what each of these PyTorch operators lowers
- * to, the same nodes as python/nnscan/ops_map.py's rule for it (op types,
- * attributes, constant inputs; the nodes of one call one kernel), so a
- * .pt2 and a live recording count alike. Sizes the rules need must be
- * known (not symbolic) unless a rule says otherwise: an instance they
- * cannot lower stays an uncounted node.
+ * to (ONNX op types, attributes, constant inputs; the nodes of one call
+ * one kernel), for a .pt2 and a live recording alike. Sizes the rules
+ * need must be known (not symbolic) unless a rule says otherwise: an
+ * instance they cannot lower stays an uncounted node.
  */
 #include "aten_int.h"
 
@@ -20,8 +19,8 @@
 
 
 
-/* An int64 index constant of dims, known by shape alone (ops_map.py's
- * _positions: which positions is data, how many is the shape). */
+/* An int64 index constant of dims, known by shape alone (which
+ * positions is data, how many is the shape). */
 static const char *positions(nns__aten_call *c, const int64_t *dims, int n) {
   return nns__aten_filler(c, NNS_DT_INT64, n, dims);
 }
@@ -449,8 +448,8 @@ static nns_status index_copy(nns__aten_call *c, const nns__aten_op *op) {
  * over the leading dims, v one value or one row: a Where (the mask
  * reshaped to x's rank); integer indices over the leading dims: a
  * ScatterND of v (Expanded to the indexed shape) at the stacked indices
- * (ops_map.py's index_put; x[mask] = rows is not lowered here: how many
- * rows is the mask's data). */
+ * (x[mask] = rows is not lowered here: how many rows is the mask's
+ * data; mask_rows_put below). */
 /* The index tensors idx[0..used) as ScatterND's indices: each (made
  * int64 and expanded to dims bs[0..nb) first, when bs is given)
  * Unsqueezed to (..., 1), Concatenated on the last axis when several. */
@@ -537,8 +536,7 @@ static nns_status index_put_symbolic(nns__aten_call *c, const char *x,
 /* x[mask] = v (accumulate: +=), a boolean mask over x's `lead` leading
  * dims and v a row for each masked position: a ScatterND of v's rows
  * into x flattened over those dims (which rows is data: the positions a
- * constant known by its shape alone), reshaped back (ops_map.py's
- * index_put). */
+ * constant known by its shape alone), reshaped back. */
 static nns_status mask_rows_put(nns__aten_call *c, const char *x,
                                 const int64_t *dx, int rx, int lead,
                                 const char *v, const int64_t *dv, int rv,

@@ -393,7 +393,7 @@ static const char *as_dtype(nns__aten_call *c, const char *t, int32_t want) {
 }
 
 /* A binary entry's call: its op, one kernel. div's rounding mode, as
- * ops_map.py's div: "floor" is floor_divide (nns__aten_floor_div),
+ * PyTorch runs it: "floor" is floor_divide (nns__aten_floor_div),
  * "trunc" stays a Div (ONNX's integer Div truncates; of floating point
  * the rounding's own pass is not counted: ONNX has no Trunc). */
 nns_status nns__aten_binary(nns__aten_call *c, const char *op_type) {

@@ -1307,6 +1307,22 @@ static void c_aten_op_counted(void) {
   CHECK_STR(nns_aten_op_counted(scatter), "mask>self");
   CHECK_STR(nns_aten_op_counted(select), ""); /* its output's sizes say */
 }
+/* How an entry takes a complex value in real form: view_as_complex makes
+ * one, mul and view read one; add none, nor masked_scatter (a composite of
+ * aten_complex.c's that takes no real form), nor past the last entry. */
+static void c_aten_op_complex(void) {
+  CHECK_STR(nns_aten_op_complex((size_t)-1), "");
+  size_t n = aten_entry(""), vac = aten_entry("view_as_complex"),
+         mul = aten_entry("mul"), view = aten_entry("view"),
+         add = aten_entry("add"), scatter = aten_entry("masked_scatter");
+  CHECK_STR(nns_aten_op_complex(n), "");
+  CHECK(vac < n && mul < n && view < n && add < n && scatter < n);
+  CHECK_STR(nns_aten_op_complex(vac), "makes");
+  CHECK_STR(nns_aten_op_complex(mul), "reads");
+  CHECK_STR(nns_aten_op_complex(view), "reads");
+  CHECK_STR(nns_aten_op_complex(add), "");
+  CHECK_STR(nns_aten_op_complex(scatter), "");
+}
 static void c_aten_numbering(void) {
   nns_error e;
   nns_aten_numbering_info x = {.size = sizeof x};
@@ -1981,7 +1997,7 @@ static const entry exports[] = {
     E(write_stdio), E(report), E(report_shapes), E(table_new), E(table_free), E(table_add),
     E(table_add_row),
     E(table_row_count), E(report_table), E(report_plot), E(op_count), E(opset_max),
-    E(family_name), E(aten_op), E(aten_op_form), E(aten_op_unwritten), E(aten_op_unread), E(aten_op_counted), E(aten_numbering), E(aten_arg_kind_name), E(aten_form_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report),
+    E(family_name), E(aten_op), E(aten_op_form), E(aten_op_unwritten), E(aten_op_unread), E(aten_op_counted), E(aten_op_complex), E(aten_numbering), E(aten_arg_kind_name), E(aten_form_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report),
     E(json_check), E(text_clean),
     E(format_count), E(report_layers),
     E(inspection_create), E(inspection_free), E(inspection_add_module),

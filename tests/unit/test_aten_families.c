@@ -221,7 +221,7 @@ static void test_roi_align(void) {
   CHECK(k.flops > 0);
 }
 
-/* _conj: its output is its input (ops_map.py's ALIAS): no node. */
+/* _conj: its output is its input (the table's alias form): no node. */
 static void test_conj(void) {
   fe f;
   start(&f);

@@ -228,7 +228,7 @@ static void test_outside_read_before_made(void) {
 
 /* binary_cross_entropy_with_logits(x, x, None, P, reduction none) of a
  * constant P from outside, not the call's first tensor argument. Its
- * rule (ops_map.bce_with_logits) reads P where its node Sub(P, 1) reads
+ * lowering (aten_math.c) reads P where its node Sub(P, 1) reads
  * it, after making the 1: Sigmoid v1, Log v2, the 1 of 1 - y c3, Sub v4,
  * Mul v5, then the 1 of P - 1 c6 and P const7, Sub v8, Mul v9, the 1 of
  * + 1 c10, Add v11, Mul v12, the last Sub the call's output v13; the
@@ -321,8 +321,8 @@ static void test_outside_sliced(void) {
 }
 
 /* frobnicate(K), an op the table does not know, of a constant K from
- * outside: a pytorch.aten node reading K, which the recorder's rule
- * (ops_map's unmapped) names first, const1, then its output, v2. */
+ * outside: a pytorch.aten node reading K, which the recorder
+ * (Builder.unmapped) names first, const1, then its output, v2. */
 static void test_outside_read_unlowered(void) {
   wbuf a;
   nns_error err;
