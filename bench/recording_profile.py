@@ -31,14 +31,16 @@ and a stage is the difference between two such runs:
   py mode      the same under a dispatch mode that only calls each op,
                minus `meta fwd`: PyTorch's cost of handing ops to Python
   meta copy    recorder.meta_copy of the model (once per summary)
-  bare         record_model with fast_meta, shadows, module hooks and the
-               rules all off, minus `meta copy` and `meta fwd + py mode`:
-               the recorder's own dispatch loop and per-recording setup
+  bare         record_model with fast_meta, shadows, module hooks and
+               recorder.record all off, minus `meta copy` and `meta fwd +
+               py mode`: the recorder's own dispatch loop and
+               per-recording setup
   fast_meta    + fast_meta.FAST_META (replaces PyTorch's meta kernel for
                the ops it knows: negative when it saves time)
   shadow       + shadow.Shadows.follow (values of integer tensors)
   hooks        + the module pre/post hooks (ModuleStack)
-  rules        + recorder.record: ops_map rules and Builder naming/nodes
+  record       + recorder.record: each call's aten record on the tape
+               (tape.py), aliases, constants and Builder naming
   pack         graph.pack (the graph as bytes)
   C build      nns_builder_add_packed + nns_builder_finish (ctypes + C)
   infer        Handle.infer + torch_api.check_shapes
@@ -46,28 +48,36 @@ and a stage is the difference between two such runs:
   report       the text report (TorchSummary + to_text)
   summary      nnscan.summary(file=False), whole, for reference
 
-Each stage is also printed per recorded op (us/op). `rules` is split by a
-separate cProfile run (tottime shares by file: ops_map.py, the recorder's
-Builder/record, graph.py; a profiler distorts absolute times, so only the
-shares are printed, applied to the measured `rules`). --ops prints the
+Each stage is also printed per recorded op (us/op). `record` is split by
+a separate cProfile run (tottime shares by file: recorder.py's Builder and
+record, tape.py, graph.py, masks.py, aten_call.py; a profiler distorts
+absolute times, so only the shares are printed, applied to the measured
+`record`). The library's lowering of the tape's aten records is in `C
+build`. --ops prints the
 aten ops a model records most and their counts, to compare versions, and
 each op's kernel time per forward. --summary-only times nnscan.summary
 alone, and counts the minor page faults and system time of a warm one
 (getrusage over --runs more); with PYTHONPATH=<other checkout>/python it
 times that checkout's package (the script's own comes after PYTHONPATH on
 sys.path), with NNSCAN_LIBRARY another library.
---save-packed DIR writes each model's packed graphs for
+--save-packed DIR writes each model's packed graph for
 bench/packed_build.c (the library's build alone, in C).
 --collector counts the cyclic collector's runs and time per summary,
 plain and with backward=True (collector()'s doc).
 --floor prints, per model, the recording built up part by part from
 the floor (floor()'s doc). --sections splits one nnscan.summary by the
 functions it calls (sections()'s doc): what is per summary (the meta
-copy, the build, the checks) against what is per op. --tape-per-op times
-recorder.record per op with the rules and with the numbered tape
-(docs/tape.md), in turns. --against <other checkout>/python times this checkout's nnscan.summary
+copy, the build, the checks) against what is per op. --first times a
+fresh process's first summary of a model (first_summary()'s doc).
+--against <other checkout>/python times this checkout's nnscan.summary
 and the other's in one process, taking turns run after run (medians and
 the median of the per-run ratios; the two reports must be equal).
+
+Until session 107 the recorder could lower calls in Python (its rules,
+python/nnscan/ops_map.py, and NNSCAN_TAPE_NUMBERED=0); --tape-per-op and
+--c-build compared them with the tape, --first and --save-packed ran
+both. The rules went in session 107, and those comparisons with them
+(their results: recording_profile.md).
 """
 import argparse
 import collections
@@ -87,13 +97,6 @@ sys.path.append(os.path.join(ROOT, "python"))  # PYTHONPATH wins: a base
 
 MODELS = ("resnet50", "densenet121", "vit_b_16", "mobilenet_v3_small",
           "gpt2", "llama3_8b")
-
-
-# NNSCAN_TAPE_NUMBERED's values --tape-per-op, --c-build and --first
-# compare: the rules, and the numbered tape (the numbering left to the
-# library's build, the default; "1", a plan per call, was retired in
-# session 103)
-MODES = ("0", "defer")
 
 # --hf-layers: the hf: families built this many layers deep (0: hf_zoo's)
 HF_LAYERS = 0
@@ -191,12 +194,12 @@ def build_or_say(name):
 
 @contextlib.contextmanager
 def switched_off(parts):
-    """record_model with the named parts off: "rules" (recorder.record),
+    """record_model with the named parts off: "record" (recorder.record),
     "hooks" (ModuleStack's), "shadow" (Shadows.follow), "fast"
     (fast_meta.FAST_META)."""
     from nnscan import recorder, shadow
     with contextlib.ExitStack() as st:
-        if "rules" in parts:
+        if "record" in parts:
             st.enter_context(patched(recorder, "record", lambda *a: None))
         if "hooks" in parts:
             def enter(self):
@@ -298,9 +301,10 @@ def kernel_costs(model, args, kwargs, runs):
                    for k, v in per.items()), key=lambda r: -r[2])
 
 
-def rule_shares(model, args, kwargs):
+def record_shares(model, args, kwargs):
     """cProfile tottime of one full record_model, by where the function
-    lives: the shares of the rules' work (ops_map, Builder/record, graph)."""
+    lives: the shares of recorder.record's work (recorder.py's Builder and
+    record, tape.py, graph.py, masks.py, aten_call.py)."""
     from nnscan import recorder
     pr = cProfile.Profile()
     pr.enable()
@@ -315,9 +319,10 @@ def rule_shares(model, args, kwargs):
                 "record", "name", "value_of", "_declare", "inp", "gemm_rhs",
                 "transposed", "const", "scalar", "filler", "fresh",
                 "data_shaped", "fresh_like", "alias", "node_raw", "node",
-                "unmapped", "hold", "_any_real_formed", "_entry"):
+                "unmapped", "hold", "_any_real_formed", "_entry",
+                "_kept_dtype"):
             by["recorder Builder+record"] += tt
-        elif base in ("ops_map.py", "graph.py", "masks.py"):
+        elif base in ("tape.py", "graph.py", "masks.py", "aten_call.py"):
             by[base] += tt
     return by
 
@@ -370,10 +375,10 @@ def profile(name, runs, show_ops, summary_only=False):
     fns = {"fwd": fwd, "mode": mode,
            "copy": (lambda: None) if recorder.on_meta(model)
            else (lambda: recorder.meta_copy(model, shadow.Shadows())),
-           "r0": rec("rules", "hooks", "shadow", "fast"),
-           "r1": rec("rules", "hooks", "shadow"),
-           "r2": rec("rules", "hooks"),
-           "r3": rec("rules"),
+           "r0": rec("record", "hooks", "shadow", "fast"),
+           "r1": rec("record", "hooks", "shadow"),
+           "r2": rec("record", "hooks"),
+           "r3": rec("record"),
            "r4": rec()}
     t = medians(fns, runs)
 
@@ -408,7 +413,7 @@ def profile(name, runs, show_ops, summary_only=False):
     post = medians({"pack": pack, "build": built_handle, "infer": infer,
                     "analyze": analyze, "report": report,
                     "summary": summary}, runs)
-    shares = rule_shares(model, args, kwargs)
+    shares = record_shares(model, args, kwargs)
     stages = collections.OrderedDict([
         ("meta fwd", t["fwd"]),
         ("py mode", t["mode"] - t["fwd"]),
@@ -417,7 +422,7 @@ def profile(name, runs, show_ops, summary_only=False):
         ("fast_meta", t["r1"] - t["r0"]),
         ("shadow", t["r2"] - t["r1"]),
         ("hooks", t["r3"] - t["r2"]),
-        ("rules", t["r4"] - t["r3"]),
+        ("record", t["r4"] - t["r3"]),
         ("pack", post["pack"]),
         ("C build", post["build"] - post["pack"]),
         ("infer", post["infer"] - post["build"]),
@@ -446,11 +451,11 @@ def against(name, other, runs, part="summary", library=None):
     modules (the copy made before the clock starts, as each recording
     has a new one; the architecture's cheap part known, as in a model's
     second summary), whose groups must be the same; part="pack" each
-    package's graph._pack_parts of one graph this package recorded (on
-    the numbered tape, the default), whose bytes must be the same. part="by_summary" times a process's first to seventh
-    summaries: each of --runs rounds forgets both packages' templates,
-    kept recordings (summary_memo.py) and architectures (as a fresh
-    process has none), then the two take turns
+    package's graph._pack_parts of one graph this package recorded,
+    whose bytes must be the same. part="by_summary" times a process's
+    first to seventh summaries: each of --runs rounds forgets both
+    packages' templates, kept recordings (summary_memo.py) and
+    architectures (as a fresh process has none), then the two take turns
     summary by summary; prints each summary's medians and the median of
     its per-round ratios (other / this). `library` (--against-library):
     the other package's own build of libnnscan, for a checkout whose
@@ -641,8 +646,8 @@ def floor(name, runs):
     turns (medians and minima): the meta forward plain; under a no-op
     dispatch mode answering with fast_meta's kernels (the floor: what any
     dispatch-level recording pays, PyTorch's dispatch into Python and the
-    model's own module code included); record_model with rules, hooks
-    and shadows off, then each put back; graph.pack; the C build; the
+    model's own module code included); record_model with recorder.record,
+    hooks and shadows off, then each put back; graph.pack; the C build; the
     whole nnscan.summary."""
     import torch
     import nnscan
@@ -682,11 +687,11 @@ def floor(name, runs):
     fns = collections.OrderedDict([
         ("plain meta forward", plain),
         ("floor: no-op mode with fast_meta", fast),
-        ("record: rules, hooks, shadows off", rec("rules", "hooks",
-                                                  "shadow")),
-        ("+ shadows", rec("rules", "hooks")),
-        ("+ hooks", rec("rules")),
-        ("+ rules (record_model)", rec()),
+        ("record_model: record, hooks, shadows off",
+         rec("record", "hooks", "shadow")),
+        ("+ shadows", rec("record", "hooks")),
+        ("+ hooks", rec("record")),
+        ("+ recorder.record (record_model)", rec()),
         ("+ graph.pack", pack),
         ("+ C build", built_handle),
         ("nnscan.summary", lambda: nnscan.summary(model, inputs=args[0] if args else kwargs,
@@ -701,7 +706,7 @@ def floor(name, runs):
             times[k].append(time.process_time() - t)
     print(f"{name}: CPU ms, median / min of {runs}")
     for k, v in times.items():
-        print(f"  {k:<36} {statistics.median(v) * 1e3:7.1f} "
+        print(f"  {k:<40} {statistics.median(v) * 1e3:7.1f} "
               f"{min(v) * 1e3:7.1f}")
 
 
@@ -710,7 +715,7 @@ def floor(name, runs):
 SECTIONS = (
     ("recorder", "_meta_copy_walked", "meta copy of the model"),
     ("recorder", "_call", "model forward (dispatch, kernels, shadows, hooks)"),
-    ("recorder", "record", "rules (recorder.record, per call)"),
+    ("recorder", "record", "recorder.record (per call: the tape)"),
     ("graph", "_pack_parts", "pack (the graph as bytes)"),
     ("graph", "_in_kept_buffer", "pack (into the kept buffer)"),
     ("graph", "Graph.build", "C build (ctypes, builder)"),
@@ -734,8 +739,8 @@ def sections(name, runs, setting=None):
     """nnscan.summary's time by section (SECTIONS: each timed with
     process_time, exclusive of the sections it calls; `other` is the
     rest), in ms per summary, summed over --runs summaries after a
-    warm-up. The rules' wrapper runs per recorded call, so it adds about
-    half a microsecond a call to what it measures. With --against-env
+    warm-up. recorder.record's wrapper runs per recorded call, so it adds
+    about half a microsecond a call to what it measures. With --against-env
     NAME=VALUE, summaries with it and without take turns, and each
     section shows both (with / without): where the switch's time goes."""
     import importlib
@@ -820,144 +825,24 @@ def sections(name, runs, setting=None):
               f"ms  {(w - v) / runs * 1e3:+7.3f}")
 
 
-def tape_per_op(name, runs):
-    """Per op of tape.NUMBERED, recorder.record's time a call with the
-    rules (NNSCAN_TAPE_NUMBERED=0) and with the numbered tape, the two
-    taking turns summary after summary in this process (medians of --runs
-    of each op's total); and both summaries' medians. recorder.record is
-    only the Python side: the tape's pack and lowering in C come on top."""
-    import nnscan
-    from nnscan import ops_map, recorder, tape
-    built = build_or_say(name)
-    if built is None:
-        return
-    model, args, kwargs = built
-    inputs = args[0] if args else kwargs
-    record = recorder.record
-    clock = time.perf_counter
-    acc = collections.defaultdict(float)
-    calls = collections.Counter()
-
-    def timed(b, func, a, k, out):
-        t = clock()
-        record(b, func, a, k, out)
-        base = ops_map.base_name(func)
-        acc[base] += clock() - t
-        calls[base] += 1
-    per = {m: collections.defaultdict(list) for m in MODES}
-    totals = {m: [] for m in MODES}
-    was = os.environ.get("NNSCAN_TAPE_NUMBERED")
-    recorder.record = timed
-    try:
-        for run in range(runs + 1):
-            for m in MODES:
-                os.environ["NNSCAN_TAPE_NUMBERED"] = m
-                acc.clear()
-                calls.clear()
-                t = time.process_time()
-                nnscan.summary(model, inputs=inputs, file=False)
-                if run:
-                    totals[m].append(time.process_time() - t)
-                    for op, v in acc.items():
-                        per[m][op].append((v, calls[op]))
-    finally:
-        recorder.record = record
-        if was is None:
-            os.environ.pop("NNSCAN_TAPE_NUMBERED", None)
-        else:
-            os.environ["NNSCAN_TAPE_NUMBERED"] = was
-    med = statistics.median
-    print(f"{name}: summary, rules {med(totals['0']) * 1e3:.1f} ms, "
-          f"numbered tape {med(totals[MODES[1]]) * 1e3:.1f} ms (medians of {runs})")
-    print(f"  {'op':<34} {'calls':>6} {'rules us':>9} {'numbered us':>12}")
-    rows = []
-    for op in per["0"]:
-        if op in tape.NUMBERED and op in per[MODES[1]]:
-            n = per["0"][op][0][1]
-            rows.append((op, n, med(v for v, _ in per["0"][op]) / n,
-                         med(v for v, _ in per[MODES[1]][op]) / n))
-    for op, n, r, t in sorted(rows, key=lambda r: (r[3] - r[2]) * r[1],
-                              reverse=True):
-        print(f"  {op:<34} {n:6d} {r * 1e6:9.1f} {t * 1e6:12.1f}")
-
-
-def c_build(name, runs):
-    """The library's build of the recorded graph alone, rules against the
-    numbered tape: the model recorded once each way, its packed buffer
-    handed to nns_builder_add_packed and the model finished (ctypes, a
-    fresh builder each time), --runs times each, taking turns; medians,
-    and the buffers' sizes. What the library's lowering of the tape's aten
-    records costs against reading the rules' nodes as they are."""
-    import ctypes
-    from nnscan import _api, graph, recorder
-    built = build_or_say(name)
-    if built is None:
-        return
-    model, args, kwargs = built
-    was = os.environ.get("NNSCAN_TAPE_NUMBERED")
-    bufs = {}
-    try:
-        for m in MODES:
-            os.environ["NNSCAN_TAPE_NUMBERED"] = m
-            rec = recorder.record_model(model, args, kwargs)
-            bufs[m] = graph.pack(rec.graph)
-    finally:
-        if was is None:
-            os.environ.pop("NNSCAN_TAPE_NUMBERED", None)
-        else:
-            os.environ["NNSCAN_TAPE_NUMBERED"] = was
-    lib = _api.lib()
-    err = _api.NnsError()
-    times = {m: [] for m in bufs}
-    for _ in range(runs + 1):
-        for m, buf in bufs.items():
-            b, out = ctypes.c_void_p(), ctypes.c_void_p()
-            t = time.perf_counter()
-            _api.check(lib.nns_builder_new(ctypes.byref(b),
-                                           ctypes.byref(err)), err, "new")
-            _api.check(lib.nns_builder_add_packed(b, buf, len(buf),
-                                                  ctypes.byref(err)),
-                       err, "add_packed")
-            _api.check(lib.nns_builder_finish(b, ctypes.byref(out),
-                                              ctypes.byref(err)),
-                       err, "finish")
-            times[m].append(time.perf_counter() - t)
-            lib.nns_builder_free(b)
-            lib.nns_model_free(out)
-    med = statistics.median
-    print(f"{name}: build, rules {med(times['0'][1:]) * 1e3:.3f} ms "
-          f"({len(bufs['0']):,} bytes), numbered tape "
-          f"{med(times[MODES[1]][1:]) * 1e3:.3f} ms ({len(bufs[MODES[1]]):,} bytes)"
-          f" (medians of {runs})")
-
-
 def save_packed(name, folder):
-    """The model's packed graph, recorded through the rules and on the
-    numbered tape, written to FOLDER/<name>.rules.nnsp and .numbered.nnsp
-    (as torch_api.built packs it, the observed shapes included), for
-    bench/packed_build.c."""
+    """The model's packed graph (the tape, numbered by the library's build),
+    written to FOLDER/<name>.numbered.nnsp (as torch_api.built packs it,
+    the observed shapes included), for bench/packed_build.c. (The name is
+    the one it had beside <name>.rules.nnsp, the recorder's own nodes,
+    until session 107 removed them.)"""
     from nnscan import graph, recorder
     built = build_or_say(name)
     if built is None:
         return
     model, args, kwargs = built
-    was = os.environ.get("NNSCAN_TAPE_NUMBERED")
     os.makedirs(folder, exist_ok=True)
-    try:
-        for m, form in (("0", "rules"), (MODES[1], "numbered")):
-            os.environ["NNSCAN_TAPE_NUMBERED"] = m
-            rec = recorder.record_model(model, args, kwargs)
-            rec.graph.observed = rec.builder.shape_of
-            path = os.path.join(folder, "%s.%s.nnsp" % (
-                name.replace(":", "_"), form))
-            with open(path, "wb") as f:
-                f.write(graph.pack(rec.graph))
-            print(path, flush=True)
-    finally:
-        if was is None:
-            os.environ.pop("NNSCAN_TAPE_NUMBERED", None)
-        else:
-            os.environ["NNSCAN_TAPE_NUMBERED"] = was
+    rec = recorder.record_model(model, args, kwargs)
+    rec.graph.observed = rec.builder.shape_of
+    path = os.path.join(folder, "%s.numbered.nnsp" % name.replace(":", "_"))
+    with open(path, "wb") as f:
+        f.write(graph.pack(rec.graph))
+    print(path, flush=True)
 
 
 def layer_replays(name):
@@ -1114,15 +999,15 @@ def hand_over_parts(name, runs):
 
 
 def first_summary(name, runs):
-    """A process's first nnscan.summary of the model, rules against the
-    numbered tape: --runs fresh processes each, taking turns, each timing
-    its first summary of the model (after one of a one-Linear model, so
-    the imports, the library's load and the recorder's own first calls
-    are not in it) and its second; medians; and the record templates
-    made (tape._template_of: one per distinct call, what the numbered
-    tape makes while none is kept yet). And the rules' first
-    summary in a process that ran gc.collect() before it: what of a first
-    summary is Python's full collection, due when it starts."""
+    """A process's first nnscan.summary of the model: --runs fresh
+    processes, taking turns with as many that run gc.collect() before it
+    (what of a first summary is Python's full collection, due when it
+    starts), each timing its first summary of the model (after one of a
+    one-Linear model, so the imports, the library's load and the
+    recorder's own first calls are not in it) and its second; medians;
+    and the record templates made (tape._template_of: one per distinct
+    call, what the tape makes while none is kept yet). (Until session 107
+    it timed the recorder's rules, NNSCAN_TAPE_NUMBERED=0, beside.)"""
     import subprocess
     code = (
         "import os, sys, time, warnings\n"
@@ -1151,20 +1036,18 @@ def first_summary(name, runs):
         "print(a, b, made[0])\n") % (
             HERE, os.path.join(HERE, "..", "python", "tests_hf"),
             torch_threads(), name)
-    tape_mode = MODES[1]
-    got = {m: [] for m in ("0", tape_mode, "0c")}
+    got = {m: [] for m in ("", "c")}
     for _ in range(runs):
         for m in got:
-            env = dict(os.environ, NNSCAN_TAPE_NUMBERED=m.rstrip("c"))
-            if m == "0c":
+            env = dict(os.environ)
+            env.pop("NNSCAN_BENCH_COLLECT", None)
+            if m == "c":
                 env["NNSCAN_BENCH_COLLECT"] = "1"
             out = subprocess.run([sys.executable, "-c", code], env=env,
                                  capture_output=True, text=True, check=True)
             got[m].append(tuple(float(v) for v in out.stdout.split()))
     med = statistics.median
-    for m, what in (("0", "rules"),
-                    (tape_mode, "numbered tape (%s)" % tape_mode),
-                    ("0c", "rules after gc.collect()")):
+    for m, what in (("", "tape"), ("c", "tape after gc.collect()")):
         rows = got[m]
         print(f"{name}: {what}: first summary "
               f"{med(r[0] for r in rows) * 1e3:.1f} ms, second "
@@ -1189,12 +1072,9 @@ def main():
     ap.add_argument("--floor", action="store_true",
                     help="the cumulative table down to the floor (--floor's "
                     "doc: floor())")
-    ap.add_argument("--tape-per-op", action="store_true",
-                    help="recorder.record per op, rules against the numbered "
-                    "tape (tape_per_op()'s doc)")
     ap.add_argument("--first", action="store_true",
-                    help="a fresh process's first summary, rules against "
-                    "the numbered tape (first_summary()'s doc)")
+                    help="a fresh process's first summary, plain and after "
+                    "gc.collect() (first_summary()'s doc)")
     ap.add_argument("--sections", action="store_true",
                     help="nnscan.summary's time by section (sections()'s "
                     "doc)")
@@ -1208,9 +1088,8 @@ def main():
                     "summaries' instructions (a collection due in between "
                     "would add a walk of every object the process holds)")
     ap.add_argument("--save-packed", metavar="DIR",
-                    help="write each model's packed graph, rules and "
-                    "numbered, for bench/packed_build.c (save_packed()'s "
-                    "doc)")
+                    help="write each model's packed graph for "
+                    "bench/packed_build.c (save_packed()'s doc)")
     ap.add_argument("--collector", action="store_true",
                     help="the cyclic collector's collections and time a "
                     "summary, plain and backward=True (collector()'s doc)")
@@ -1220,9 +1099,6 @@ def main():
     ap.add_argument("--hf-layers", type=int, default=0, metavar="N",
                     help="build the hf: models N layers deep (hf_zoo.py's "
                     "tiny configs have two: nothing to replay)")
-    ap.add_argument("--c-build", action="store_true",
-                    help="the library's build of the packed graph alone, "
-                    "rules against the numbered tape (c_build()'s doc)")
     ap.add_argument("--against", metavar="PYTHON_DIR",
                     help="time nnscan.summary against another checkout's "
                     "package (its python/ directory), in this process")
@@ -1263,13 +1139,11 @@ def main():
              (a.sections, lambda n: sections(n, a.runs, a.against_env)),
              (a.against_env, lambda n: against_env(n, a.against_env,
                                                    a.runs)),
-             (a.tape_per_op, lambda n: tape_per_op(n, a.runs)),
              (a.first, lambda n: first_summary(n, a.runs)),
              (a.hand_over, lambda n: hand_over_parts(n, a.runs)),
              (a.save_packed, lambda n: save_packed(n, a.save_packed)),
              (a.collector, lambda n: collector(n, a.runs)),
              (a.layer_replays, layer_replays),
-             (a.c_build, lambda n: c_build(n, a.runs)),
              (a.against, lambda n: against(n, a.against, a.runs, a.part,
                                            a.against_library)))
     for wanted, run in modes:
@@ -1297,9 +1171,9 @@ def main():
             print(f"  {k:<10} {v * 1e3:8.2f} {v / r['ops'] * 1e6:8.2f}")
         tot = sum(r["shares"].values())
         if tot > 0:
-            rules = r["stages"]["rules"]
-            print("  rules split (cProfile tottime shares): " + ", ".join(
-                f"{k} {v / tot:.0%} ({rules * v / tot / r['ops'] * 1e6:.1f}"
+            rec = r["stages"]["record"]
+            print("  record split (cProfile tottime shares): " + ", ".join(
+                f"{k} {v / tot:.0%} ({rec * v / tot / r['ops'] * 1e6:.1f}"
                 " us/op)" for k, v in r["shares"].most_common()))
         for op, n in r.get("top", []):
             print(f"    {n:6d} {op}")

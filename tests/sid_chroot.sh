@@ -180,14 +180,14 @@ run_tests() { # DIR LIBRARY (a path inside the checkout)
     LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 NNSCAN_LIBRARY="/nnscan/${lib#"$ROOT"/}" \
     /bin/sh -c 'cd /nnscan/python && exec python3 -m pytest -q -p no:cacheprovider -rfEs "$@"' \
     sh "${suites[@]}"
-  # Every summary of both suites made through the ops_map.py rules too and
-  # compared, report by report (tools/tape_same.py): the library's
-  # numbering, the default, against the rules on PyTorch 2.x, whose
-  # decompositions and models the host's suite does not see (about 7 min).
-  echo "== every summary on the library's numbering against the rules (tools/tape_same.py)"
+  # Every summary of both suites made with the layers' replay off too and
+  # compared, report by report (tools/switch_same.py): replayed layers
+  # against every call recorded on PyTorch 2.x, whose decompositions and
+  # models the host's suite does not see (about 7 min).
+  echo "== every summary with the layers replayed against every call recorded (tools/switch_same.py)"
   chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
     LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 NNSCAN_LIBRARY="/nnscan/${lib#"$ROOT"/}" \
-    /bin/sh -c 'cd /nnscan/python && exec python3 ../tools/tape_same.py -q -p no:cacheprovider "$@"' \
+    /bin/sh -c 'cd /nnscan/python && exec python3 ../tools/switch_same.py -q -p no:cacheprovider "$@"' \
     sh "${suites[@]}"
   # Repeated attention calls replayed (python/nnscan/replay.py) against
   # every call run, on decoders, encoders and an encoder-decoder of five

@@ -1,37 +1,34 @@
 #!/usr/bin/env python3
-"""Whether every nnscan.summary a test suite makes reports the same on the
-numbered tape as through the ops_map.py rules (issue 45, item 2: the
-byte identity of the reports before and after the move, on every call
-of the suites, not only on the zoos' models).
+"""Whether every nnscan.summary a test suite makes reports the same with
+one of the recorder's switches off and on: NNSCAN_MODULE_REPLAY (the
+default; module_replay.py: repeated layers replayed from a template,
+against every call recorded) or, with `--variable NAME`, another,
+NNSCAN_REPLAY (replay.py: repeated fused calls replayed, against every
+call run).
 
-Runs pytest with NNSCAN_TAPE_NUMBERED=defer (every API of the suite on
-the numbered tape, the library numbering) and nnscan.summary wrapped:
-each call is made
-first with =0 (into a string: what a test prints is the second call's),
-then with the tape's value as the test asked, PyTorch's random state put
-back in between (inputs made from shapes, shadows of random values);
-the two reports are
-compared as JSON v2, text, CSV and, with backward=True, the backward
-table's text. A call the test made on the rules' path
-(NNSCAN_TAPE_NUMBERED=0), or with graph._pack_parts patched (the tape's
-own tests read what is packed), or inside an autocast region (PyTorch
-caches a weight's cast per region: a second call would not see what the
-first saw), is made once, as asked. Each difference is printed with the
-test and its first difference; the exit status is 1 when any. Tests that
-count the forward's calls or collections, the calls replay.py and
-module_replay.py replay, or the recordings summary_memo.py spares fail
-under it by construction (every summary is made twice): BY_CONSTRUCTION
-leaves them out, `--all-tests` (first) keeps them. Run it from python/,
-as ctest and tests/sid_chroot.sh do:
+Runs pytest with the switch on and nnscan.summary wrapped: each call is
+made first with NAME=0 (into a string: what a test prints is the second
+call's), then as the test asked, PyTorch's random state put back in
+between (inputs made from shapes, shadows of random values); the two
+reports are compared as JSON v2, text, CSV and, with backward=True, the
+backward table's text. A call the test made with the switch off, or with
+graph._pack_parts patched (the tests that read what is packed), or inside
+an autocast region (PyTorch caches a weight's cast per region: a second
+call would not see what the first saw), is made once, as asked. Each
+difference is printed with the test and its first difference; the exit
+status is 1 when any. Tests that count the forward's calls or
+collections, the calls and layers replayed, or the recordings
+summary_memo.py spares fail under it by construction (every summary is
+made twice): BY_CONSTRUCTION leaves them out, `--all-tests` (first)
+keeps them. Run it from python/, as ctest and tests/sid_chroot.sh do:
 
-    cd python && ../tools/tape_same.py tests -q -x
-    cd /nnscan/python && python3 ../tools/tape_same.py tests tests_hf -q
+    cd python && ../tools/switch_same.py tests -q -x
+    cd /nnscan/python && python3 ../tools/switch_same.py tests tests_hf -q
         (the second in the sid chroot: tests/sid_chroot.sh shell DIR)
 
-`--variable NAME` (first) compares another switch the same way, its
-calls made with NAME=0 then NAME=1 (or `--as`'s value): NNSCAN_REPLAY
-(replay.py: repeated fused calls replayed, against every call run),
-NNSCAN_MODULE_REPLAY (module_replay.py: repeated layers replayed).
+(Until session 107 it compared the library's numbering of the tape with
+the recorder's rules, python/nnscan/ops_map.py, as tools/tape_same.py:
+every summary of both suites the same before the rules went.)
 """
 import io
 import os
@@ -40,8 +37,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
-VARIABLE = ["NNSCAN_TAPE_NUMBERED"]  # the switch compared (--variable)
-ON = ["defer"]  # its value for the tape (--as; other variables: "1")
+VARIABLE = ["NNSCAN_MODULE_REPLAY"]  # the switch compared (--variable)
+ON = ["1"]  # its value when on (--as)
 # the tests that fail under the comparison by construction: they count the
 # forward's calls (a model's exception raised once), the collector's runs,
 # the layers or the whole model replayed, the recordings the summary memo
@@ -99,7 +96,7 @@ def _forms(s):
 def _json_difference(a, b, path=""):
     """The first path where two parsed JSON values differ, and both there."""
     if type(a) is not type(b):
-        return f"{path}: rules {a!r:.100} tape {b!r:.100}"
+        return f"{path}: off {a!r:.100} on {b!r:.100}"
     if isinstance(a, dict):
         for k in list(a) + [k for k in b if k not in a]:
             if a.get(k) != b.get(k):
@@ -108,7 +105,7 @@ def _json_difference(a, b, path=""):
         for k, (x, y) in enumerate(zip(a, b)):
             if x != y:
                 return _json_difference(x, y, f"{path}[{k}]")
-    return f"{path}: rules {a!r:.100} tape {b!r:.100}"
+    return f"{path}: off {a!r:.100} on {b!r:.100}"
 
 
 def _first_difference(a, b):
@@ -117,7 +114,7 @@ def _first_difference(a, b):
         return _json_difference(json.loads(a), json.loads(b))
     for k, (x, y) in enumerate(zip(a.splitlines(), b.splitlines())):
         if x != y:
-            return f"line {k + 1}: rules {x[:100]!r} tape {y[:100]!r}"
+            return f"line {k + 1}: off {x[:100]!r} on {y[:100]!r}"
     return "lengths differ"
 
 
@@ -136,15 +133,14 @@ def install():
     from nnscan import graph, torch_api
     summary = torch_api.summary
     pack = graph._pack_parts
-    # every API of the suite on the numbered tape; each summary also made
-    # through the rules
+    # the switch on for the suite; each summary also made with it off
     var, value = VARIABLE[0], ON[0]
     os.environ[var] = value
 
     def twice(*args, **kwargs):
         if os.environ.get(var) != value or \
                 graph._pack_parts is not pack:
-            # the test chose the rules, or reads what is packed: its own
+            # the test chose the switch, or reads what is packed: its own
             # call only
             SKIPPED[0] += 1
             return summary(*args, **kwargs)
@@ -156,20 +152,20 @@ def install():
         state = torch.random.get_rng_state()
         try:
             os.environ[var] = "0"
-            rules = summary(*args, **dict(kwargs, file=io.StringIO()))
+            off = summary(*args, **dict(kwargs, file=io.StringIO()))
         except Exception:  # noqa: BLE001 - the second call says it again
-            rules = None
+            off = None
         finally:
             torch.random.set_rng_state(state)
             os.environ[var] = value
         on = summary(*args, **kwargs)
         CALLS[0] += 1
         test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
-        if rules is None:
-            DIFFERENT.append((test, "the rules' call raised, the tape's "
+        if off is None:
+            DIFFERENT.append((test, "the call with it off raised, on "
                               "did not"))
             return on
-        for (form, a), (_, b) in zip(_forms(rules), _forms(on)):
+        for (form, a), (_, b) in zip(_forms(off), _forms(on)):
             if a != b:
                 DIFFERENT.append((test, f"{form}: {_first_difference(a, b)}"))
                 break
@@ -184,7 +180,7 @@ def main():
     if every_test:
         args = args[1:]
     if args[:1] == ["--variable"]:
-        VARIABLE[0], ON[0], args = args[1], "1", args[2:]
+        VARIABLE[0], args = args[1], args[2:]
     if args[:1] == ["--as"]:
         ON[0], args = args[1], args[2:]
     plugins = []
@@ -193,7 +189,7 @@ def main():
         plugins.append(_ByConstruction())
     install()
     status = pytest.main(args, plugins=plugins)
-    print(f"\ntape_same: {CALLS[0]} summaries made both ways, "
+    print(f"\nswitch_same: {VARIABLE[0]}: {CALLS[0]} summaries made both ways, "
           f"{len(DIFFERENT)} differ ({SKIPPED[0]} made once: in an "
           f"autocast region, or on the path the test chose)")
     for test, why in DIFFERENT:

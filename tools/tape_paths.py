@@ -1,20 +1,18 @@
 #!/usr/bin/env python3
 """Which path each aten call a test suite records takes (issue 45, item 2:
-what `ops_map.py` still does once the library numbers the tape): runs
-pytest with the recorder's `record` wrapped and counts, per path and op,
-every recorded call of the suite's summaries:
+every call the library's table lowers on the tape): runs pytest with the
+recorder's `record` wrapped and counts, per path and op, every recorded
+call of the suite's summaries:
 
   library            record_deferred put it on the tape (the default)
   one-node           tape._one_node (the recorder names the one node)
   t() held           a weight's t() held for the Gemm that reads it
-  ALIAS, CREATE      ops_map's declarative entries
+  alias, create      the table's declarative entries (no node, a constant)
   copy alias         a _to_copy to its own dtype, the recorder's alias
-  unmapped           no entry: listed as uncounted
-  rule: WHY          the call's ops_map.py rule made its nodes: the
-                     deferred record declined it (a cast a fused span
-                     may drop, a value kind the record has none of), or
-                     the op is not on the tape
-  rules mode         a test asked for the rules (NNSCAN_TAPE_NUMBERED=0)
+  uncounted: WHY     a node the library lists as uncounted: the op has no
+                     entry in the table, its call reads a complex value
+                     in real form the op takes not, or the tape declined
+                     the call (a value kind the record has none of)
 
     cd python && ../tools/tape_paths.py tests -q > paths.txt
 
@@ -29,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
 import torch  # noqa: E402
-from nnscan import ops_map, recorder, tape  # noqa: E402
+from nnscan import recorder, tape  # noqa: E402
 
 COUNTS = collections.Counter()  # (path, op) -> calls
 _CALL = []  # per call being recorded: which tape functions answered
@@ -44,28 +42,22 @@ def _noting(fn, key):
     return run
 
 
-def _path(b, base, rule, out, said):
-    if not b.numbered:
-        return "rules mode"
+def _path(b, base, kind, out, said):
     if isinstance(out, torch.Tensor) and id(out) in b.pending_t:
         return "t() held"
-    if rule is ops_map.ALIAS or rule is ops_map.CREATE:
-        return "ALIAS" if rule is ops_map.ALIAS else "CREATE"
-    if rule is None:
-        return "unmapped"
+    if kind in ("alias", "create"):
+        return kind
     if said.get("deferred"):
         return "library"
     if said.get("kept"):
         return "copy alias"
     if said.get("one_node"):
         return "one-node"
+    if kind is None:
+        return "uncounted: no entry"
     if "deferred" in said:
-        return "rule: " + ("a copy or cast" if base == "_to_copy"
-                           else "declined")
-    if "one_node" in said:
-        return "rule: not one node"
-    return "rule: not on the tape" + (" (NUMBERED)" if base in
-                                      tape.NUMBERED else "")
+        return "uncounted: declined"
+    return "uncounted: complex values in real form"
 
 
 def install():
@@ -75,13 +67,13 @@ def install():
     record = recorder.record
 
     def counted(b, func, args, kwargs, out):
-        base, rule = (b.rules.get(func) or recorder._entry(b, func))[:2]
+        base, kind = (b.rules.get(func) or recorder._entry(b, func))[:2]
         _CALL.append({})
         try:
             return record(b, func, args, kwargs, out)
         finally:
             said = _CALL.pop()
-            COUNTS[(_path(b, base, rule, out, said), base)] += 1
+            COUNTS[(_path(b, base, kind, out, said), base)] += 1
     recorder.record = counted
 
 

@@ -19,8 +19,8 @@ and are charged to that node.)
 
 The backward ops are lowered as the forward's are (the library's aten
 table, whose *_backward entries spell each gradient kernel as forward ops
-of equal work; ops_map.py's rules for the calls the tape declines) into a
-second graph that the library analyses like any other, numbered by the
+of equal work; a call it declines is listed as uncounted) into a second
+graph that the library analyses like any other, numbered by the
 library where the forward is (docs/tape.md, "A backward graph"); the
 result is `Summary.backward`, with per-module FLOPs and MACs beside the
 forward's.
@@ -63,8 +63,7 @@ def record_backward(rec):
     g.module_types = dict(rec.graph.module_types)
     g.module_calls = dict(rec.graph.module_calls)
     b = _BackwardBuilder(g, dict(fwd.params))
-    if b.numbered:
-        g.defer_numbering()  # (before anything is named)
+    g.defer_numbering()  # (before anything is named)
     state = {"start": 0}
 
     def on_node(scope):

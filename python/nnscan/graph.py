@@ -9,14 +9,14 @@ parameter's kind (trainable, frozen, buffer, constant), and which
 consecutive nodes run as one kernel (the nodes of one aten op).
 
 `build()` hands it to the library's graph builder (at _api.graph_opset(),
-the opset of ops_map.py's node forms); element types and parameter kinds by the library's names
-for them, read through _api at first use) in one call,
-nns_builder_add_packed, with what only PyTorch knows (each module's class,
-call count, the structure each call returned, its boundary shapes and the
-tensors it registers; each parameter's kind), so the tree's Type column,
-the parameter split and crawl_module's columns are PyTorch's: one foreign
-call per graph instead of one per input, initializer, node, attribute and
-module fact.
+the opset of the forms the recorded nodes are written in; element types and
+parameter kinds by the library's names for them, read through _api at first
+use) in one call, nns_builder_add_packed, with what only PyTorch knows
+(each module's class, call count, the structure each call returned, its
+boundary shapes and the tensors it registers; each parameter's kind), so
+the tree's Type column, the parameter split and crawl_module's columns are
+PyTorch's: one foreign call per graph instead of one per input,
+initializer, node, attribute and module fact.
 """
 import ctypes
 import json
@@ -108,7 +108,7 @@ class Graph:
         self.observed = None
         self._counter = 0
         self._nodes_made = 0    # numbers node names: unique after a drop
-        # numbering left to the library (tape.numbered(); docs/tape.md,
+        # numbering left to the library (every recording's; docs/tape.md,
         # "Numbers the library gives"): the counters count only what the
         # recorder makes, its names marked so ("\2" values, "\4" nodes),
         # and the library shifts them by what each numbered call took

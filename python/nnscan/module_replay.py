@@ -53,8 +53,8 @@ layer's.
 
 For the process: a group whose signature holds no attribute compared by
 identity has templates that are a function of the signature, the key and
-the recording's settings (shadows or none, the tape, the numbered tape,
-the default dtype) under ops_map's rules as they were; once verified in
+the recording's settings (shadows or none, the default dtype); once
+verified in
 one summary (_KEPT) a later summary replays every call of the key, its
 first two too. The values with real contents such a template hands the
 masks (below) are read when it is kept and held as contents, each once,
@@ -112,10 +112,10 @@ import weakref
 import torch
 from torch.utils._mode_utils import no_dispatch
 
-from . import fused, latest, layer_cache, layer_groups, ops_map
+from . import fused, latest, layer_cache, layer_groups
 from .graph import Node, Replayed, _new_node
 from .replay import _MADE, _absolute, _counts, _meta_of, _relative, \
-    added, call_key, counted, deferred_name, finish_replay, graph_at, \
+    added, call_key, deferred_name, finish_replay, graph_at, \
     made_on_meta as _made, marked, node_name, node_numbered, nodes_made, \
     put_tables, tables_added
 from .shadow import _Pending
@@ -165,7 +165,6 @@ class Layers:
         self.saved = {}    # path -> (module, its own forward attribute)
         self.kept = {}     # key -> [its last calls] or the template
         self.tensors = {}  # path -> {relative name: parameter or buffer}
-        self.rules = None  # ops_map's rules, once asked (_rules)
         self.index = {}    # path -> its cache slot (_index)
         self.contents = {}  # id(value) -> (value, its contents: _own_values)
         self.keyed = {}  # id(argument) -> (it, contents, version): _key
@@ -484,14 +483,13 @@ class Layers:
             same = False
         if same:
             self.kept[key[0]] = got[1]
-            if b.g.deferred:
-                _note_recorded(b, key[0], got[1], (prev, note))
+            _note_recorded(b, key[0], got[1], (prev, note))
             sig = self.found[path][2]
             kept_tpl = _for_process(got[1], b.shadows) \
                 if sig is not None and not real else None
             if kept_tpl is not None:
                 pkey = self._process_key(sig, key)
-                _keep(pkey, (kept_tpl, self._rules()))
+                _keep(pkey, (kept_tpl,))
                 noted = _NOTED.pop(pkey, None)  # (a module's second call)
                 if noted is not None:
                     _release(noted[0])
@@ -533,19 +531,15 @@ class Layers:
             self._drop(path)
             return
         tpl = self._template(*note)
-        rules = self._rules()
         was = _NOTED.pop(pkey, None)
-        if was is not None and was[1] != rules:
-            _release(was[0])
-            was = None
         if tpl is None:
             self._drop(path)
         elif was is not None:
             if _same_for_process(was[0], tpl, self.b.shadows):
-                _keep(pkey, was[:2])
+                _keep(pkey, was[:1])
                 return
             _release(was[0])
-            if path or len(was) > 2:
+            if path or len(was) > 1:
                 self._drop(path)
                 return
             # the model's own call, noted while a layer below it ran that
@@ -556,13 +550,13 @@ class Layers:
             if kept is None:
                 self._drop(path)
             else:
-                _NOTED[pkey] = (kept, rules, "again")
+                _NOTED[pkey] = (kept, "again")
         elif len(_NOTED) < _KEPT_MAX:
             kept = _for_process(tpl, self.b.shadows)
             if kept is None:
                 self._drop(path)
             else:
-                _NOTED[pkey] = (kept, rules)
+                _NOTED[pkey] = (kept,)
 
     def _note_bytes(self, note):
         """What the template of `note` would hold of values with real
@@ -617,8 +611,8 @@ class Layers:
 
     def _process_key(self, sig, key):
         b = self.b
-        return (sig, key[0][1:], b.shadows is None, b.tape, b.numbered,
-                b.g.deferred, torch.get_default_dtype())
+        return (sig, key[0][1:], b.shadows is None, b.g.deferred,
+                torch.get_default_dtype())
 
     def _process_kept(self, path, key):
         """The template two calls of this key verified in an earlier
@@ -626,18 +620,13 @@ class Layers:
         process (no attribute compared by identity) reads nothing from
         before its call but its arguments and its own parameters, so its
         template is a function of the signature, the key and the
-        recording's settings alone, under the rules it was made by."""
+        recording's settings alone."""
         pkey = self._process_key(self.found[path][2], key)
         got = latest.used(_KEPT, pkey)
-        if got is None or got[1] != self._rules():
+        if got is None:
             return None
         self.kept[key[0]] = got[0]
         return got[0]
-
-    def _rules(self):
-        if self.rules is None:
-            self.rules = tuple(ops_map.OPS.values())
-        return self.rules
 
     def _own(self, path):
         """{relative name: tensor} of the module's parameters and buffers
@@ -675,8 +664,8 @@ class Layers:
         arg_of = {}
         for k, t in enumerate(tensors):
             arg_of.setdefault(b.names[id(t)], k)
-        numbered = (lambda name: marked(name, at, after)) if g.deferred \
-            else (lambda name: counted(name, c0, c1))
+        def numbered(name):
+            return marked(name, at, after)
 
         def relative(name):
             if not name:  # an absent input (""), an output nothing writes
@@ -783,8 +772,7 @@ class Layers:
                 nd1 - nd != len(declared) or \
                 any(f < n0 for f, _ in g.kernels[kern0:kern1]):
             return None
-        inner = _inner_replays(g, n0, n1, at, path, rel, sub) \
-            if g.deferred else ()
+        inner = _inner_replays(g, n0, n1, at, path, rel, sub)
         return (_counts(at, after), k1 - k0, tuple(nodes),
                 tuple((f - n0, c) for f, c in g.kernels[kern0:kern1]),
                 inner,
@@ -846,7 +834,7 @@ class Layers:
             {a: list(v) if type(v) is list else v for a, v in attrs},
             domain, path + s))
             for op, o, k, s, ins, outs, attrs, domain in nodes)
-        if g.deferred and len(g.nodes) > n0:
+        if len(g.nodes) > n0:
             # this layer, then the layers replayed inside its template's
             # recording, each where this replay put it
             g.replays.append(Replayed(group, n0, len(g.nodes), g.nodes,
@@ -1386,13 +1374,14 @@ _REPLAY_NODES = 4
 # (_output_form: a model's output object, a tower's inside it, a cache
 # inside that, its slots)
 _OUTPUT_DEPTH = 8
-# (group signature, key, settings) -> (template, the rules it was made
-# by): templates verified in a recording, for later ones (_process_kept);
+# (group signature, key, settings) -> (template,): templates verified in
+# a recording, for later ones (_process_kept);
 # bounded, the one used least lately making room (_keep): a process
 # summarizing many models keeps its latest models' templates
 _KEPT = {}
 _KEPT_MAX = 512
-# the same key -> (template, rules) of a lone layer's call, waiting for a
+# the same key -> (template,), or (template, "again"), of a lone layer's
+# call, waiting for a
 # later recording's call to verify it (Layers._verify_alone); bounded so
 _NOTED = {}
 # id(a model's tensor with a real value, a layer's own) -> (weak reference,

@@ -5,9 +5,10 @@ model runs (functional calls, `x @ w` and parameters used directly
 included), while process-wide module hooks
 (torch.nn.modules.module.register_module_forward_pre_hook / _forward_hook,
 removed afterwards) keep the stack of module paths it runs in. Each op goes
-through ops_map.OPS into graph.Graph nodes, scoped by the innermost module;
-the nodes of one op are one kernel (graph.Graph.kernels), as are those of
-a call of a fused function (fused.py).
+on the tape (tape.py) as an aten record, scoped by the innermost module,
+which the library's aten table lowers (src/ops/aten*.c: the nodes of one
+call are one kernel); the calls of a fused function are one kernel too
+(fused.py).
 
 Where it runs:
   - on meta tensors whenever possible: a model whose parameters are on the
@@ -47,7 +48,7 @@ from collections import OrderedDict
 
 import torch
 
-from . import _args, fused, module_replay, ops_map, tape
+from . import _api, _args, aten_call, fused, module_replay, tape
 from .autocast import Autocast, device_for as autocast_for
 from .dispatch_mode import DispatchMode
 from .fast_meta import FAST_META as _FAST_META, FAST_META_KW as _FAST_META_KW
@@ -129,7 +130,7 @@ def _call_if_alive(owner_ref, method, key, _ref):
 
 
 class Builder:
-    """Names tensors and adds nodes; what an ops_map rule calls."""
+    """Names tensors and adds nodes and aten records (tape.py)."""
 
     # The kind of a tensor from outside read first by a call the library
     # numbers (tape._mark): a constant, "c", named "\5c" K for the library
@@ -164,13 +165,9 @@ class Builder:
         self.uncounted = {}  # aten op -> calls with no entry
         # (value name, tensor with a shadow) of calls replay.py replayed
         self.replayed_tracked = []
-        # aten op -> (base name, rule, source, tape): tape is (form, op
-        # type, schema argument names) where its calls may go on the tape
+        # aten op -> _entry(): its base name, table form, source, tape
+        # form, ...
         self.rules = {}
-        # whether calls go on the tape as aten records (tape.py); off with
-        # NNSCAN_TAPE=0, for comparing the two paths
-        self.tape = tape.enabled()
-        self.numbered = self.tape and tape.numbered()  # read once
 
     def hold(self, t):
         """Keeps t's id t's own while the recording uses it: by holding t,
@@ -361,10 +358,11 @@ class Builder:
         """An op with no entry: a node the library lists as uncounted, its
         outputs shaped as PyTorch made them."""
         ins = [self.inp(a) for a in _tensor_args(args)]
-        outs = [o for o in ops_map._outs(out) if isinstance(o, torch.Tensor)]
+        outs = [o for o in aten_call.outputs(out)
+                if isinstance(o, torch.Tensor)]
         # from complex values in real form, a complex output is its real
-        # form too (ops_map: complex numbers)
-        paired = any(ops_map.real_formed(self, a) for a in _tensor_args(args))
+        # form too (tape.py: complex values)
+        paired = _any_real_formed(self, args)
         reals = [torch.view_as_real(o) if paired and o.is_complex() else o
                  for o in outs]
         self.node(name, ins, reals, domain="pytorch.aten")
@@ -410,7 +408,7 @@ class _Mode(DispatchMode):
         schema = getattr(func, "_schema", None)
         e = self.ops[func] = (schema is None or schema.is_mutable,
                               _FAST_META.get(func), _FAST_META_KW.get(func),
-                              ops_map.base_name(func))
+                              aten_call.base_name(func))
         return e
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -494,16 +492,17 @@ def _train(model, mode, walk=None):
 
 
 def _any_real_formed(b, args):
-    """any(ops_map.real_formed(b, t) for t in _tensor_args(args)), without
-    the list: it runs for nearly every op, and complex tensors are rare."""
+    """Whether a tensor among args is complex and its graph value its real
+    form (tape.real_formed), without a list of them: it runs for nearly
+    every op, and complex tensors are rare."""
     for a in args:
         if isinstance(a, torch.Tensor):
-            if a.is_complex() and ops_map.real_formed(b, a):
+            if a.is_complex() and tape.real_formed(b, a):
                 return True
         elif isinstance(a, (list, tuple)):
             for t in a:
                 if isinstance(t, torch.Tensor) and t.is_complex() \
-                        and ops_map.real_formed(b, t):
+                        and tape.real_formed(b, t):
                     return True
     return False
 
@@ -565,7 +564,7 @@ def _grouped_mm_meta(a, b, offs=None, bias=None, out_dtype=None):
 
 
 # Output shapes for the few kernels torch cannot run on meta tensors
-# (shapes only; the counting is ops_map's).
+# (shapes only; the counting is the library's).
 META_SHIMS = {
     "convolution_backward": _conv_backward_meta,
     # torch 1.13: the input's gradient, shaped like the input
@@ -576,30 +575,35 @@ META_SHIMS = {
 
 
 def _entry(b, func):
-    """(base name, rule, source, tape form, whether the rule is one that
-    complex values in real form keep from (the rule's own, not ALIAS, not
-    one of ops_map.COMPLEX_RULES), whether a weight's t() may fold into a
-    Gemm) of an aten op: looked up once per op and recording (the table
-    may change between recordings, never during one)."""
+    """(base name, the table's form of its op or None, source, tape form,
+    whether complex values in real form keep its calls from the library's
+    lowering (an op the table lowers that takes none: _api.ATEN_COMPLEX),
+    whether a weight's t() may fold into a Gemm) of an aten op: looked up
+    once per op and recording (the table may change between recordings,
+    never during one)."""
     e = b.rules.get(func)
     if e is None:
-        base = ops_map.base_name(func)
-        rule = ops_map.OPS.get(base)
+        base = aten_call.base_name(func)
+        entry = _api.ATEN_OPS.get(base)
+        kind = entry[0] if entry is not None else None
         e = b.rules[func] = (
-            base, rule, str(func),
-            tape.form(func, base, rule, b.numbered) if b.tape else None,
-            rule not in (None, ops_map.ALIAS)
-            and base not in ops_map.COMPLEX_RULES,
+            base, kind, str(func),
+            tape.form(func, base, entry)
+            if kind not in (None, "alias", "create") else None,
+            kind not in (None, "alias") and base not in _api.ATEN_COMPLEX,
             base in ("t", "transpose"))
     return e
 
 
 def record(b, func, args, kwargs, out):
-    """Adds the node(s) for one aten call."""
-    if not isinstance(out, torch.Tensor) and \
-            not any(isinstance(o, torch.Tensor) for o in ops_map._outs(out)):
+    """Adds one aten call: an alias or a constant where the library's table
+    says the op is one (detach, zeros), an aten record the library lowers
+    (tape.py), or, for an op the table has no entry for (or one it
+    declines), a node it lists as uncounted."""
+    if not isinstance(out, torch.Tensor) and not any(
+            isinstance(o, torch.Tensor) for o in aten_call.outputs(out)):
         return  # sizes, scalars, nothing to name
-    base, rule, b.source, on_tape, own, folds = \
+    base, kind, b.source, on_tape, own, folds = \
         b.rules.get(func) or _entry(b, func)
     if folds and len(args[0].shape) == 2 \
             and id(args[0]) in b.params and id(args[0]) not in b.pending_t:
@@ -607,21 +611,19 @@ def record(b, func, args, kwargs, out):
         b.pending_t[id(out)] = args[0]  # a weight's t(): Gemm's transB
         return
     if own and _any_real_formed(b, args):
-        rule = None  # complex values in real form, which this rule does not know
-    if rule is ops_map.ALIAS:
+        kind = None  # complex values in real form, which the op takes not
+    if kind == "alias":
         b.alias(out, args[0])
-    elif rule is ops_map.CREATE:
-        for o in ops_map._outs(out):
+    elif kind == "create":
+        for o in aten_call.outputs(out):
             if isinstance(o, torch.Tensor):
                 b.names.pop(id(o), None)
                 n = b.g.new_name("const")
                 b._declare(o, n)
                 b.g.add_init(n, onnx_dtype(o.dtype), list(o.shape),
                              kind="constant")
-    elif rule is None:
-        b.unmapped(base, args, out)
-    elif on_tape is not None and tape.record(b, on_tape, base, args, kwargs,
-                                             out):
+    elif kind is not None and tape.record(b, on_tape, base, args, kwargs,
+                                          out):
         pass  # an aten record: the library lowers it
     elif base == "_to_copy" and _kept_dtype(args, out):
         # a copy to its own dtype (another device: a CPU scalar moved to
@@ -631,22 +633,15 @@ def record(b, func, args, kwargs, out):
         # a name of the tape's (module_replay.py)
         b.alias(out, args[0])
     else:
-        nodes = b.g.nodes
-        first = len(nodes)
-        rule(b, args, kwargs, out)
-        # one aten op is one kernel in eager PyTorch, however many nodes
-        # spell it (SiLU: Sigmoid + Mul), save for the few fast paths that
-        # run several (ops_map.SEVERAL_KERNELS)
-        count = len(nodes) - first
-        if count > 1 and base not in ops_map.SEVERAL_KERNELS:
-            b.g.kernels.append((first, count))
+        b.unmapped(base, args, out)
 
 
 def _kept_dtype(args, out):
-    """Whether a _to_copy keeps its real input's dtype."""
+    """Whether a _to_copy keeps its input's dtype (a complex one's too: the
+    value in real form, or complex-typed, named again)."""
     x = args[0] if args else None
     return isinstance(out, torch.Tensor) and isinstance(x, torch.Tensor) \
-        and out.dtype == x.dtype and not out.is_complex()
+        and out.dtype == x.dtype
 
 
 _thread_id = threading.get_ident
@@ -1330,11 +1325,10 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     g = Graph(type(model).__name__)
     tree = _Tree(model, walk)
     b = Builder(g, param_table(model, tree))
-    if b.numbered:
-        # every recording: a backward's forward, a training step's, and
-        # step.record_flops', whose checkpoints' rerun nodes the library
-        # names (step._Checkpointed._rerun_named)
-        g.defer_numbering()
+    # every recording: a backward's forward, a training step's, and
+    # step.record_flops', whose checkpoints' rerun nodes the library names
+    # (step._Checkpointed._rerun_named)
+    g.defer_numbering()
     b.track_grad_fns = grad_fns  # for backward.py only
     b.weak = step is not None
     b.shadows = shadows

@@ -39,8 +39,7 @@ numbers it as it would that one.
 A template is a function of the key alone where it reads nothing from
 before the call but the call's arguments, and the key names no value (no
 tracked argument): then it holds in any recording of the same settings
-(shadows or none, the tape on or off, the default dtype, ops_map's rules
-as they were). Such a key's template is kept for the process (_KEPT) once
+(shadows or none, the default dtype). Such a key's template is kept for the process (_KEPT) once
 two calls made the same, in one recording or in two, so a model whose
 layers call the function twice (the tiny decoders) replays both calls
 from its second summary on. The
@@ -57,7 +56,7 @@ import os
 import torch
 from torch.utils._mode_utils import no_dispatch
 
-from . import latest, ops_map, shadow, tape
+from . import latest, shadow
 from .graph import Node, _new_node
 
 _DIGITS = "0123456789"
@@ -86,11 +85,9 @@ class Replays:
         # once verified (template, its tracked tensors)
         self.kept = {}
         # what a template kept for the process holds in (_KEPT's keys)
-        self.settings = (builder.shadows is None, tape.enabled(),
-                         builder.numbered, builder.g.deferred,
+        self.settings = (builder.shadows is None, builder.g.deferred,
                          torch.get_default_dtype())
         self.portable = {}  # key -> key()'s third item
-        self.rules = None  # _rules(), once asked
 
     def usable(self):
         b = self.b
@@ -148,9 +145,8 @@ class Replays:
         if kept is None:
             if key[2]:  # a template kept for the process
                 kept = latest.used(_KEPT, (self.settings, key[0]))
-                if type(kept) is tuple and kept[0] == "verified" and \
-                        kept[3] == self._rules():
-                    _, kept, recipes, _ = kept
+                if type(kept) is tuple and kept[0] == "verified":
+                    _, kept, recipes = kept
                     self._instantiate(kept[1], recipes)
                     self.kept[key[0]] = kept
                     return kept
@@ -210,20 +206,12 @@ class Replays:
             except Exception:  # noqa: BLE001 - values that do not compare
                 same, fails = False, _TRIES
             if same:
-                verdict = ("verified", mine[-1], recipes[-1], self._rules())
+                verdict = ("verified", mine[-1], recipes[-1])
             else:
                 fails += len(seen) > 1
                 verdict = ("candidate", mine[-1], recipes[-1], fails) \
                     if fails < _TRIES else False
             latest.put(_KEPT, at, verdict, _KEPT_MAX)
-
-    def _rules(self):
-        """ops_map's rules as this recording reads them (a recording never
-        changes them; a test or a user may between two): a template kept
-        for the process is replayed only under the rules it was made by."""
-        if self.rules is None:
-            self.rules = tuple(ops_map.OPS.values())
-        return self.rules
 
     def _recipes(self, held):
         """What computes the values of a template's tracked tensors (its
@@ -286,8 +274,8 @@ class Replays:
         arg_of = {}
         for k, t in enumerate(tensors):
             arg_of.setdefault(b.names[id(t)], k)
-        numbered = (lambda name: marked(name, at, after)) if g.deferred \
-            else (lambda name: counted(name, c0, c1))
+        def numbered(name):
+            return marked(name, at, after)
 
         def rel(name):
             r = numbered(name)
@@ -679,9 +667,9 @@ def _portable(tpl):
 _TRIES = 3
 
 # (Replays.settings, key) -> ("verified", (template, its tracked tensors),
-# their recipes, the rules it was made by) where two calls of the key
-# added the same and made their tracked values the same way (replayed in
-# any recording of those settings and rules); ("candidate", the same,
+# their recipes) where two calls of the key added the same and made their
+# tracked values the same way (replayed in any recording of those
+# settings); ("candidate", the same,
 # comparisons failed) after one
 # recording's call; False where the key's template cannot be kept for the
 # process

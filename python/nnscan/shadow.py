@@ -44,7 +44,7 @@ import threading
 
 import torch
 
-from . import ops_map
+from . import aten_call
 
 MAX_ELEMENTS = 1 << 24
 MAX_BYTES = 1 << 29
@@ -322,7 +322,7 @@ class Shadows:
         vals = self.memo.get(key) if key is not None else None
         if vals is None:
             got = self._run(p.func, p.args, p.kwargs, p.blank)
-            vals = ops_map._outs(got[0]) if got is not None else []
+            vals = aten_call.outputs(got[0]) if got is not None else []
             n = sum(v.numel() * v.element_size() for v in vals
                     if isinstance(v, torch.Tensor))
             if self.bytes + n > MAX_BYTES:
@@ -501,7 +501,7 @@ class Shadows:
         out = kwargs.get("out")
         if out is not None:
             return list(out) if isinstance(out, (list, tuple)) else [out]
-        if ops_map.is_inplace(func) and args and isinstance(args[0], torch.Tensor):
+        if aten_call.is_inplace(func) and args and isinstance(args[0], torch.Tensor):
             return [args[0]]
         return []
 
@@ -524,10 +524,10 @@ class Shadows:
         `torch.equal`'s, comes from the values)."""
         kind = _KINDS.get(func)
         if kind is None:
-            name = ops_map.base_name(func)
+            name = aten_call.base_name(func)
             kind = _KINDS[func] = (name, name in FACTORIES or name in COPIES,
                                    _is_random(func, name),
-                                   ops_map.is_inplace(func))
+                                   aten_call.is_inplace(func))
         name, makes, random, inplace = kind
         if self.pending and (inplace or kwargs.get("out") is not None):
             self.compute_all()  # a write: what is pending reads the old values
@@ -540,7 +540,7 @@ class Shadows:
             for t in targets:
                 self.drop(t)
             return out
-        outs = ops_map._outs(out)
+        outs = aten_call.outputs(out)
         metas = [o for o in outs if isinstance(o, torch.Tensor)]
         if not metas:
             return out  # sizes, scalars: nothing to keep
@@ -558,7 +558,7 @@ class Shadows:
                 if self.holders:
                     self._unshare(t)
             got = self._run(func, args, kwargs, blank)
-            vals = ops_map._outs(got[0]) if got is not None else []
+            vals = aten_call.outputs(got[0]) if got is not None else []
             if len(vals) != len(outs):
                 for t in targets + metas:
                     self.drop(t)
@@ -601,7 +601,7 @@ class Shadows:
         # value, and the argument itself is the result, as PyTorch returns
         # it (a new tensor would leave the model's tensor with its old
         # name and value).
-        target = args[0] if args and ops_map.is_inplace(func) and \
+        target = args[0] if args and aten_call.is_inplace(func) and \
             isinstance(args[0], torch.Tensor) and args[0].is_meta else None
         if target is not None:
             if self.pending:
@@ -639,7 +639,7 @@ class Shadows:
         hidden states at the end-of-sentence tokens of input_ids): its
         output as a meta tensor without a value, the data run as a
         template that holds no memory; None otherwise."""
-        if ops_map.base_name(func) not in _SHAPED_BY_INDICES or not args:
+        if aten_call.base_name(func) not in _SHAPED_BY_INDICES or not args:
             return None
         x = args[0]
         if not (isinstance(x, torch.Tensor) and x.is_meta) or x in self:

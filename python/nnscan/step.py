@@ -43,7 +43,7 @@ class _Checkpointed:
         self.paths = []
         self.nodes = []   # module paths and node names, for the library
         # (first, end) rerun, each (nodes made, numbered calls recorded):
-        # the calls count where the library numbers them (Graph.deferred)
+        # the calls count where the library numbers them (docs/tape.md)
         self.spans = []
         self.exact = True
         self.inside = 0   # checkpointed calls open
@@ -127,15 +127,7 @@ class _Checkpointed:
         """What the library counts as rerun: the nodes of the early-stopping
         spans by name (as `handle`, the model built of `graph`, names
         them), and the modules of the others by path."""
-        if graph.deferred:
-            return self.whole + self._rerun_named(graph, handle)
-
-        def rerun(k):
-            return any(a[0] <= k < b[0] for a, b in self.spans)
-        # (the rules' numbering, NNSCAN_TAPE_NUMBERED=0: every node is
-        # the recorder's, named as the library names it)
-        names = [n.name for n in graph.nodes if rerun(_made(n.name))]
-        return self.whole + names
+        return self.whole + self._rerun_named(graph, handle)
 
     def _rerun_named(self, graph, handle):
         """The early-stopping spans' nodes of a graph whose numbering the
@@ -251,7 +243,7 @@ def _made(name):
 def record_flops(model, args=(), kwargs=None, device="auto"):
     """One training step's FLOPs (an nns_step_flops): the forward of
     `model` on `args`/`kwargs` and its backward, recorded on meta where
-    possible (the recorder's rules), analysed by the library; the modules
+    possible (the recorder's tape), analysed by the library; the modules
     gradient checkpointing runs again are its recompute. The model is
     left as it was. Under torch.distributed, each rank calls this on its
     own inputs: the counts are that rank's (issue 43's per-rank counts

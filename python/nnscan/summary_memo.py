@@ -61,7 +61,7 @@ import weakref
 
 import torch
 
-from . import autocast, latest, layer_groups, module_replay, ops_map
+from . import autocast, latest, layer_groups, module_replay
 from .recorder import Recording, unwrap_compiled, walk_once
 from .shadow import MAX_ELEMENTS
 
@@ -83,8 +83,7 @@ _FIRST = {}
 # load; NNSCAN_PACK_REPLAY changes the packed bytes, which a recording
 # compares with its first's, not the graph): tests/test_summary_memo.py
 # finds every one the package reads
-VARIABLES = ("NNSCAN_REPLAY", "NNSCAN_TAPE", "NNSCAN_TAPE_NUMBERED",
-             "NNSCAN_PACK_REPLAY")
+VARIABLES = ("NNSCAN_REPLAY", "NNSCAN_PACK_REPLAY")
 # the bytes of tracked tensors' contents an entry may copy
 _CONTENTS_MAX = 16 << 20
 _PLAIN = (int, float, str, bool, type(None), torch.dtype, torch.device)
@@ -307,7 +306,6 @@ def state(model, args, kwargs, device):
                     torch.is_inference_mode_enabled(),
                     torch.is_grad_enabled(), cast,
                     cast and autocast.state(cast)[1],
-                    tuple(ops_map.OPS.values()),
                     tuple(map(os.environ.get, VARIABLES)))
     except Exception:  # noqa: BLE001 - what cannot be held records
         return None

@@ -1,98 +1,64 @@
 """The recorder's tape: aten calls handed to the library as they were made.
 
-A recorded call whose op the library's aten table lowers (src/ops/aten*.c,
-read through _api.ATEN_OPS) goes into the graph as an aten record: its op,
-its arguments by schema name with their kinds, its outputs, its module
-path. graph.pack() writes it as packed record `aten`, and the library
-lowers it through the same code as a torch.export archive's calls
-(src/front/). The op's knowledge (what ONNX-style node it is) is the
-table's, not ops_map.py's.
+Every recorded call whose op the library's aten table lowers (src/ops/
+aten*.c, read through _api.ATEN_OPS) goes into the graph as an aten
+record: its op, its arguments by schema name with their kinds, its
+outputs, its module path. graph.pack() writes it as packed record `aten`,
+and the library lowers it through the same code as a torch.export
+archive's calls (src/front/). The op's knowledge (what ONNX-style nodes
+it is, their costs, its kernels, its masks, experts and complex values)
+is the table's alone: Python keeps what only a live recording has (the
+tensors' identities, the module stack, the tracked values masks read),
+docs/tape.md's "What Python still keeps".
 
-Every other call still goes through its ops_map.py rule, in order, so node
-order, names and kernel grouping stay what they were. The tape takes two
-kinds of call. Those that lower to exactly one node and make no value of
-their own: the table's "unary" entries, and its "binary" ones on two
-tensors of one dtype whose result is of that dtype or bool (no Cast, no
-scalar constant), with alpha 1 and no rounding mode; the recorder names
-their node and output. And the calls of NUMBERED (below), of any number
-of nodes, constants and values, which the library names as the rule
-would have. What keeps the rest in Python, and why, is docs/tape.md's
-"What Python still keeps".
+Two kinds of record. A call of the table's "unary" and "binary" entries
+that is exactly one node (two tensors of one dtype whose result is of
+that dtype or bool: no Cast, no scalar constant, alpha 1, no rounding
+mode) is named by the recorder, its node beside the record (_one_node).
+Every other call is numbered by the library at the build (record_deferred;
+docs/tape.md, "Numbers the library gives"), of any number of nodes,
+constants and values, no question asked per call. A call the table
+declines, or that reads what no record can carry, is a node the library
+lists as uncounted (recorder.Builder.unmapped), never dropped.
 
-The graph holds, for such a call, the node it lowers to (the table's op
-type over the call's tensors) beside the record: the Python passes that
-read g.nodes (fused.py's kernels, drop_nodes, rename, checkpoint node
-counts) see what the library will build; pack() writes the
-record in the node's place, its tensors by the node's (possibly renamed)
-input names.
+The graph holds, for a call of one node, the node it lowers to (the
+table's op type over the call's tensors) beside the record: the Python
+passes that read g.nodes (fused.py's kernels, drop_nodes, rename,
+checkpoint node counts) see what the library will build; pack() writes
+the record in the node's place, its tensors by the node's (possibly
+renamed) input names.
 """
-import os
 import types
 
 import torch
 
-from . import _api, ops_map
+from . import _api
 from .graph import DTYPE_OF as _DTYPE_OF, Node, Value as _Value, _Strings, \
     _new_node as _node, onnx_dtype as _onnx_dtype
 
 
-def enabled():
-    """Whether recordings put calls on the tape (NNSCAN_TAPE=0: never, for
-    comparing the two paths; bench/same_output_py.py)."""
-    return os.environ.get("NNSCAN_TAPE", "1") != "0"
-
-
-def numbering():
-    """How calls of NUMBERED are named, NNSCAN_TAPE_NUMBERED's value:
-    "defer" (the default, and any value but "0") the library numbers
-    their values and nodes at the build, no question asked per call
-    (docs/tape.md, "Numbers the library gives"); "0" each call through its
-    ops_map.py rule, what the library's numbering is compared against
-    (tools/tape_same.py, bench/same_summary.py) until those rules go.
-    Every report is the same either way. ("1", a plan asked of the library
-    per distinct call and Python naming by it, was retired in session
-    103: the deferred numbering had replaced it everywhere; a "1" now
-    means the default.)"""
-    return "0" if os.environ.get("NNSCAN_TAPE_NUMBERED") == "0" else "defer"
-
-
-def numbered():
-    """Whether calls of NUMBERED go on the tape for the library to name
-    (every numbering but "0", the rules'), numbered at the build."""
-    return numbering() != "0"
-
-
-def form(func, base, rule, numbered):
-    """(form, op type, schema argument names) when calls of `func` may go
-    on the tape: the table lowers `base` to one node of the op type the
-    ops_map rule makes (ops_map marks its plain unary/binary rules), so
-    both paths give the same node; or ("numbered", None, names) for an op
-    of NUMBERED, which the library lowers and names. None otherwise.
-    `numbered`: the recording's Builder.numbered, read once per recording
-    (the environment read again here could say otherwise: another thread
-    setting NNSCAN_TAPE_NUMBERED, as tools/tape_same.py does, mid-way).
-    Once per op, rule and setting for the process (reading the schema's
-    arguments made a few Python objects each: 20 us an op a recording,
-    a tenth of a millisecond of AlexNet's)."""
-    key = (func, rule, numbered)
-    try:
-        got = _FORMS.get(key, _FORMS)
-    except TypeError:  # a rule of the user's that hashes not
-        return _form_of(func, base, rule, numbered)
+def form(func, base, entry):
+    """(form, op type, schema argument names) of the calls of `func`, an op
+    the table lowers (`entry`: _api.ATEN_OPS[base]): ("unary" or "binary",
+    its op type, names) where a call may be one node the recorder names
+    (_one_node), else ("numbered", None, names), which the library lowers
+    and names; None for an op with no schema. Once per op for the process
+    (reading the schema's arguments made a few Python objects each: 20 us
+    an op a recording, a tenth of a millisecond of AlexNet's)."""
+    key = (func, entry)
+    got = _FORMS.get(key, _FORMS)
     if got is _FORMS:
         if len(_FORMS) >= _FORMS_MAX:
             _FORMS.clear()
-        got = _FORMS[key] = _form_of(func, base, rule, numbered)
+        got = _FORMS[key] = _form_of(func, base, entry)
     return got
 
 
-_FORMS = {}  # (func, rule, numbered) -> form(): the same all along
+_FORMS = {}  # (func, table entry) -> form(): the same all along
 _FORMS_MAX = 4096
 
 
-def _form_of(func, base, rule, numbered):
-    mine = getattr(rule, "tape", None)
-    entry = _api.ATEN_OPS.get(base)
+def _form_of(func, base, entry):
     schema = getattr(func, "_schema", None)
     if entry is None or schema is None:
         return None
@@ -101,11 +67,9 @@ def _form_of(func, base, rule, numbered):
         k for k, a in enumerate(schema.arguments)
         if isinstance(a.type, torch.OptionalType)
         and isinstance(a.type.getElementType(), torch.TensorType))
-    if mine is not None and entry == mine:
-        return (mine[0], mine[1], names)
-    if base in NUMBERED and numbered:
-        return ("numbered", None, names)
-    return None
+    if entry[0] in ("unary", "binary"):
+        return (entry[0], entry[1], names)
+    return ("numbered", None, names)
 
 
 class _Names(tuple):
@@ -123,17 +87,17 @@ def _named(names, args, kwargs):
 
 
 def record(b, entry, base, args, kwargs, out):
-    """Adds the call as an aten record with its node (True), or nothing
-    (False: the call is not one the table makes one node of, and its rule
-    records it). A call of a one-node op that is not one node (a number,
-    two dtypes: mul by 0.5) goes on the numbered tape where that is on."""
+    """Adds the call as an aten record (True), or nothing (False: a call no
+    record carries, which the recorder lists as uncounted). A call of a
+    one-node op that is not one node (a number, two dtypes: mul by 0.5)
+    goes on the numbered tape."""
+    if entry is None:
+        return False
     kind, op, names = entry
-    if kind == "numbered":
-        return record_deferred(b, base, names, args, kwargs, out)
-    if _one_node(b, kind, op, names, base, args, kwargs, out):
+    if kind != "numbered" and \
+            _one_node(b, kind, op, names, base, args, kwargs, out):
         return True
-    return b.numbered and base in NUMBERED and \
-        record_deferred(b, base, names, args, kwargs, out)
+    return record_deferred(b, base, names, args, kwargs, out)
 
 
 def _one_node(b, kind, op, names, base, args, kwargs, out):
@@ -156,7 +120,7 @@ def _one_node(b, kind, op, names, base, args, kwargs, out):
         return False
     x = tensors[0]
     if x.is_complex():
-        return False  # complex values in real form: ops_map's
+        return False  # complex values in real form: the numbered call's
     if kind == "binary":
         y = tensors[1]
         if named[1][1] is not y or y.dtype != x.dtype or \
@@ -199,105 +163,19 @@ def _scalar(v):
 #
 # The recorder numbers what it makes with two counters (graph.py's
 # new_name and add_node): every value ("v17", "c3", "const5") and every
-# node ("layer1/Conv_12"). A call of NUMBERED goes on the tape with the two
+# node ("layer1/Conv_12"). A numbered call goes on the tape with the two
 # counters as they stand (a `names` record before its aten record), and
-# the library names the nodes and values its rule makes as the recorder
-# would have: its constants when made, any other value when a node first
-# writes it, and shifts the recorder's later numbers by what the call
-# took (record_deferred; docs/tape.md, "Numbers the library gives").
-
-# Ops whose every call lowers through the library's table to the nodes,
-# names and kernels their ops_map.py rule makes: the reports are byte for
-# byte those of the rule (bench/same_summary.py and tools/tape_same.py,
-# the default against NNSCAN_TAPE_NUMBERED=0). Each is moved here from
-# ops_map.py's rules once shown so; the list grows until ops_map.py goes.
-# Not yet: _scaled_dot_product_attention_math and
-# scaled_dot_product_attention, whose rule keeps a boolean mask where the
-# table first makes it additive (no recording sees them: both decompose
-# before the recorder). A product reading one t() both as its right
-# operand and otherwise keeps its rule (_folded), as does a call whose
-# arguments or outputs are of a kind the record has none of
-# (_template_of), or that reads a complex value in real form the library
-# did not make (_complex_call); nothing is asked of the library per call,
-# so a call its table declines is left uncounted (record_deferred).
-NUMBERED = frozenset((
-    "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward",
-    "_adaptive_avg_pool3d", "_convolution", "_is_all_true", "_log_softmax",
-    "_log_softmax_backward_data", "_native_batch_norm_legit",
-    "_native_batch_norm_legit_no_training", "_native_multi_head_attention",
-    "_prelu_kernel", "_reshape_alias", "_safe_softmax",
-    "_scaled_dot_product_efficient_attention", "_softmax",
-    "_softmax_backward_data", "_to_copy", "_transformer_encoder_layer_fwd",
-    "_unsafe_view", "_upsample_bicubic2d_aa", "_upsample_bilinear2d_aa",
-    "_weight_norm_interface", "adaptive_max_pool2d", "adaptive_max_pool3d",
-    "add", "addmm", "addmv", "all", "amax", "amin", "aminmax", "any", "argmax",
-    "argmin", "as_strided", "avg_pool2d", "baddbmm", "binary_cross_entropy",
-    "binary_cross_entropy_backward", "binary_cross_entropy_with_logits",
-    "binary_cross_entropy_with_logits_backward", "bitwise_not", "bitwise_or",
-    "bmm", "bucketize", "cat", "clamp", "clamp_max", "clamp_min", "col2im",
-    "constant_pad_nd", "convolution", "convolution_backward", "copy", "cumsum",
-    "div", "dot", "elu", "embedding", "embedding_dense_backward", "eq",
-    "erfinv", "expand", "expm1", "flip", "floor_divide", "gather", "ge",
-    "gelu", "gelu_backward", "glu", "grid_sampler_2d", "gt", "hardsigmoid",
-    "hardswish", "hardtanh", "histc", "huber_loss", "huber_loss_backward",
-    "im2col", "index", "index_add", "index_copy", "index_put", "index_select",
-    "le", "leaky_relu", "linalg_vector_norm", "log1p", "log2",
-    "log_sigmoid_forward", "log_softmax", "logsumexp", "lt", "masked_fill",
-    "max", "max_pool2d_with_indices",
-    "max_pool2d_with_indices_backward", "max_pool3d_with_indices", "mean",
-    "min", "mish", "mm", "mse_loss", "mse_loss_backward", "mul", "mv",
-    "nan_to_num", "native_batch_norm", "native_batch_norm_backward",
-    "native_dropout", "native_group_norm", "native_layer_norm",
-    "native_layer_norm_backward", "ne", "neg", "nll_loss2d_backward",
-    "nll_loss2d_forward", "nll_loss_backward", "nll_loss_forward", "norm",
-    "permute", "pixel_shuffle", "pow", "prelu", "prod", "reflection_pad1d",
-    "reflection_pad2d", "reflection_pad3d", "remainder", "repeat",
-    "repeat_interleave", "replication_pad1d", "replication_pad2d",
-    "replication_pad3d", "roi_align", "roll", "rsqrt", "rsub", "scatter",
-    "scatter_add", "scatter_reduce", "searchsorted", "select", "sigmoid",
-    "sigmoid_backward", "silu", "silu_backward", "slice", "slice_backward",
-    "smooth_l1_loss", "smooth_l1_loss_backward", "softmax", "sort", "split",
-    "split_with_sizes", "squeeze", "stack", "std", "std_mean", "sub", "sum",
-    "t", "tanh", "tanh_backward", "threshold_backward", "topk", "transpose",
-    "tril", "triu", "unbind", "unfold", "unsafe_split",
-    "unsafe_split_with_sizes", "unsqueeze", "upsample_bicubic2d",
-    "upsample_bilinear2d", "upsample_linear1d", "upsample_nearest1d",
-    "upsample_nearest2d", "upsample_nearest3d", "upsample_trilinear3d", "var",
-    "var_mean", "view", "where", "xlogy")) | frozenset((
-    # session 103: the table's unary and binary ops (their calls of one
-    # node were on the tape already; now those of a Cast or a scalar too)
-    # and the ops PyTorch composes of others, rarely seen at the aten
-    # level (tools/tape_same.py: every summary of both suites the rules')
-    "__and__", "__or__", "abs", "acos", "acosh", "asin", "asinh", "atan",
-    "atanh", "bitwise_and", "bitwise_xor", "ceil", "cos", "cosh", "erf",
-    "exp", "floor", "isinf", "isnan", "log", "logical_and", "logical_not",
-    "logical_or", "logical_xor", "maximum", "minimum", "reciprocal", "relu",
-    "round", "sgn", "sign", "sin", "sinh", "softplus", "sqrt", "tan",
-    "adaptive_avg_pool1d", "adaptive_max_pool1d", "argsort", "avg_pool1d",
-    "avg_pool3d", "concat", "cudnn_batch_norm", "flatten", "matmul",
-    "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d",
-    "reshape", "to", "view_as")) | frozenset((
-    # session 104: the grouped experts' products (offs, the router's row
-    # counts, never read: a backward graph lists no input for it)
-    "_grouped_mm",
-    # and the fused attention kernels a model's own device runs (the
-    # table's grouped-query form now the rule's)
-    "_scaled_dot_product_flash_attention",
-    "_scaled_dot_product_flash_attention_for_cpu",
-    "_scaled_dot_product_cudnn_attention")) | frozenset((
-    # session 105: the data-shaped ops, their sizes declared by the
-    # table's lowering from the record's outputs, as the rule declares
-    # them from the values it ran on
-    "nonzero", "_unique", "_unique2", "unique_consecutive",
-    # and masked_scatter, how many elements land the tracked mask's count
-    # (_with_tracked_count: the entry names it, nns_aten_op_counted)
-    "masked_scatter")) | frozenset((
-    # session 106: complex values in real form (_COMPLEX_OPS; mul,
-    # unsqueeze, view, ... above take them too)
-    "view_as_complex", "view_as_real", "polar", "_fft_c2c", "_fft_r2c"))
+# the library names the nodes and values its lowering makes: its
+# constants when made, any other value when a node first writes it, and
+# shifts the recorder's later numbers by what the call took
+# (record_deferred; docs/tape.md, "Numbers the library gives"). Nothing is
+# asked of the library per call, so a call its table declines is left
+# uncounted, as is one whose arguments or outputs are of a kind the record
+# has none of (_template_of), or that reads a complex value in real form
+# its op takes not (_complex_call).
 
 # the argument a matrix product reads a weight's t() through, folded into
-# its Gemm's transB by the library as by the rule (ops_map.addmm, mm)
+# its Gemm's transB by the library (src/ops/aten.c: addmm, mm)
 _PRODUCT_RHS = {"mm": 1, "addmm": 2}
 
 
@@ -386,14 +264,13 @@ def _key(base, names, args, kwargs, outs, tensors):
 
 def _folded(b, base, args):
     """The argument of a call that reads a weight's pending t() as a
-    product's right operand (the library folds it, as the rule: also a
-    weight changed in place, RWKV's rescaling, whose value is no
-    parameter of the graph's any more), None for none; False where the
-    call must go to its rule: one t() read both as the right operand and
-    otherwise (mm(w.t(), w.t()): the rule folds one read and transposes
-    the other), and the t() of a weight the recorder made a constant of.
-    A pending t() read only otherwise folds into nothing: its first read
-    makes the rule's Transpose (_first_read), one kernel with the call."""
+    product's right operand (the library folds it into the Gemm's transB:
+    also a weight changed in place, RWKV's rescaling, whose value is no
+    parameter of the graph's any more), None for none. A pending t() read
+    otherwise folds into nothing: its first read makes a Transpose
+    (_first_read), one kernel with the call; so does one read both as the
+    right operand and otherwise (mm(w.t(), w.t()): no fold at all), and
+    the t() of a weight the recorder made a constant of (below)."""
     pending = b.pending_t
     # (weights' t() stay pending for the whole recording: most calls read
     # none of them, told in one pass in C)
@@ -407,15 +284,18 @@ def _folded(b, base, args):
         if i in pending and i not in named:
             if k != rhs:
                 if rhs is not None and rhs < len(args) and args[rhs] is a:
-                    return False
+                    return None
                 continue
             w = named.get(id(pending[i]))
             if w is not None and w in b.g.inits and \
                     b.g.param_kinds.get(w, "constant") == "constant":
                 # a constant the recorder made of a weight it did not
                 # know (a lazy module's, materialized in a hook of its
-                # own): no value the library's numbering names
-                return False
+                # own): the library folds parameters and buffers only
+                # (their kinds are packed before the calls, a constant's
+                # after), so its t() is read as any other (_first_read:
+                # a Transpose, one kernel with the product)
+                continue
             fold = a
     return fold
 
@@ -439,8 +319,6 @@ def record_deferred(b, base, names, args, kwargs, out):
     pending = b.pending_t
     folds = ()
     fold = _folded(b, base, args)
-    if fold is False:
-        return False
     outs = out if type(out) in _SEQUENCES else (out,)
     if not outs:
         return False
@@ -539,16 +417,13 @@ def record_deferred(b, base, names, args, kwargs, out):
     return True
 
 
-# The ops the table lowers with complex values in real form (a complex
-# tensor's graph value is view_as_real's (..., 2) tensor of the real
-# dtype, src/ops/aten_complex.c), as the rules spell them: the rules'
-# own list; a call of any other op reading a value in real form is the
-# rule's (uncounted)
-_COMPLEX_OPS = ops_map.COMPLEX_RULES
-# of them, those whose complex output is always in real form (those of
-# the others are where their first tensor argument is)
-_REAL_FORM_MADE = frozenset(("view_as_complex", "polar", "_fft_c2c",
-                             "_fft_r2c"))
+# Complex values: a complex tensor's graph value is view_as_real's
+# (..., 2) tensor of the real dtype (src/ops/aten_complex.c). The ops the
+# table lowers with values in real form are those it names so
+# (nns_aten_op_complex, read into _api.ATEN_COMPLEX): "makes" those whose
+# complex output is always in real form, "reads" the others (theirs are
+# where their first tensor argument is); a call of any other op reading a
+# value in real form is uncounted.
 
 
 class _ComplexTemplate(list):
@@ -556,21 +431,21 @@ class _ComplexTemplate(list):
     call is checked once more (_complex_call)."""
 
 
-def _real_formed(b, t):
-    """Whether complex t's graph value is its real form (the rules'
-    test: its value's sizes are t's and a 2)."""
+def real_formed(b, t):
+    """Whether complex t's graph value is its real form: its value's
+    sizes are t's and a 2 (_in_real_form)."""
     n = b.names.get(id(t))
     return n is not None and b.shape_of.get(n) == (*t.shape, 2)
 
 
 def _complex_call(b, base, tensors, outs):
     """For a call with a complex tensor: whether each output is in real
-    form, as the table's lowering makes it; None where the call is the
-    rule's: a tensor in real form that a rule named (the library knows
-    the real forms it made only: a numbered call's output, "\3" K.J, and
-    a constant it brought in, "\5c" K), or one read by an op not of
-    _COMPLEX_OPS (uncounted by the rule), a complex value in real form
-    copied to a real one (uncounted by the rule too), a complex32 tensor
+    form, as the table's lowering makes it; None where the call is
+    uncounted: a tensor in real form that the recorder named (an
+    uncounted call's output: the library knows the real forms it made
+    only, a numbered call's output, "\3" K.J, and a constant it brought
+    in, "\5c" K), one read by an op that takes none (_api.ATEN_COMPLEX),
+    a complex value in real form copied to a real one, a complex32 tensor
     (no real form in the library). Calls on complex-typed tensors alone
     (a complex graph input, parameter or constant: a MatMul of them) are
     any op's, lowered as for any dtype."""
@@ -585,11 +460,11 @@ def _complex_call(b, base, tensors, outs):
         if n is None:
             # new: a parameter, or a constant from outside, complex-typed
             # (a product with a value in real form brings it in as its
-            # real form: the library's bring_real, as the rule's
-            # _bring_real_formed)
+            # real form: the library's bring_real)
             continue
-        if _real_formed(b, t):
-            if (n[0] != "\3" and n[0] != "\5") or base not in _COMPLEX_OPS:
+        if real_formed(b, t):
+            if (n[0] != "\3" and n[0] != "\5") or \
+                    base not in _api.ATEN_COMPLEX:
                 return None
             first_real = first_real or t is first
     real = []
@@ -601,18 +476,18 @@ def _complex_call(b, base, tensors, outs):
                 first.dtype.is_complex and first_real and not cx:
             return None
         real.append(cx and (
-            base in _REAL_FORM_MADE or first_real or
+            _api.ATEN_COMPLEX.get(base) == "makes" or first_real or
             (base == "mul" and any(
-                t.dtype.is_complex and _real_formed(b, t) for t in tensors))
+                t.dtype.is_complex and real_formed(b, t) for t in tensors))
             or (base == "_to_copy" and first is not None and
                 not first.dtype.is_complex)))
     return real
 
 
 def _in_real_form(b, o, name):
-    """Complex output o, named `name`, as in real form for the rules that
-    read it later: its value's sizes o's and a 2 (real_formed, as the
-    rules' _as_complex_out names it). Its records keep o's dtype and
+    """Complex output o, named `name`, as in real form for the calls that
+    read it later: its value's sizes o's and a 2 (real_formed). Its
+    records keep o's dtype and
     sizes, by which the library reads the real form its call made
     (src/front/packed.c, pk_aten_tensor)."""
     b.shape_of[name] = (*o.shape, 2)

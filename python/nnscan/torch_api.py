@@ -238,14 +238,11 @@ def built(rec, keep=None, earlier=None):
             keep += (parts, log)
             return earlier[2]
     g = rec.graph
-    if g.deferred:
-        # the masks' values by the names the library gave them, kept for
-        # a later recording that packs the same (_named_as)
-        marked = list(g.tracked)
-        handle = build_packed(parts, g.tracked)
-        handle.packed_names = dict(zip(marked, g.tracked))
-    else:
-        handle = build_packed(parts)
+    # the masks' values by the names the library gave them, kept for a
+    # later recording that packs the same (_named_as)
+    marked = list(g.tracked)
+    handle = build_packed(parts, g.tracked)
+    handle.packed_names = dict(zip(marked, g.tracked))
     handle.infer(fallback_declared=True)
     check_shapes(handle, rec)
     if keep is None:
@@ -258,12 +255,10 @@ def built(rec, keep=None, earlier=None):
 
 
 def _named_as(g, handle):
-    """Renames the masks' values of a graph whose numbering is deferred
-    as `handle`, built from the same packed form, named them; False,
-    renaming nothing, where one of them is not among its names. True for
-    any other graph."""
-    if not g.deferred:
-        return True
+    """Renames the masks' values of a graph as `handle`, built from the
+    same packed form, named them (the library numbers a recording's
+    values); False, renaming nothing, where one of them is not among its
+    names."""
     names = getattr(handle, "packed_names", {})
     if any(n not in names for n in g.tracked):
         return False
@@ -276,8 +271,9 @@ def _named_as(g, handle):
 def check_shapes(handle, rec):
     """A free self-test: every node output's shape as the library inferred
     it must be the shape PyTorch produced. A disagreement is a warning
-    naming the aten op and the module it ran in (a wrong entry in
-    ops_map.py, or a shape rule to fix), never a silent wrong count. The
+    naming the aten op and the module it ran in (a wrong entry in the
+    library's aten table, or a shape rule to fix), never a silent wrong
+    count. The
     library holds each value's inferred shape against the recorded one
     (graph.pack's observed_shape records); the shapes report is read only
     to say what it inferred where they differ."""
@@ -292,13 +288,11 @@ def check_shapes(handle, rec):
     g = rec.graph
     none = {}
     seen = set()
-    named = {}
-    if g.deferred:
-        # the numbering left to the library: its names of the recorder's
-        # values, asked of the packed form again (docs/tape.md, "Numbers
-        # the library gives"), as seldom as shapes differ
-        outs = [o for n in g.nodes for o in n.outputs if o]
-        named = dict(zip(outs, g.library_names(outs)))
+    # the library's names of the recorder's values, asked of the packed
+    # form again (docs/tape.md, "Numbers the library gives"), as seldom as
+    # shapes differ
+    outs = [o for n in g.nodes for o in n.outputs if o]
+    named = dict(zip(outs, g.library_names(outs)))
     for k, node in enumerate(g.nodes):
         if node.domain == "pytorch.aten":
             continue
@@ -318,7 +312,7 @@ def check_shapes(handle, rec):
                 f"{tuple(want)} in PyTorch but the library's {op} rule infers "
                 f"{None if got is None else tuple(got)}; its counts may be off",
                 ShapeMismatch, stacklevel=3)
-    if g.deferred and not seen:
+    if not seen:
         # values no node of the recorder's wrote: by the library's names
         warnings.warn(
             f"nnscan: the library infers other shapes than PyTorch gives "

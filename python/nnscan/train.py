@@ -268,7 +268,7 @@ class _StepMode(DispatchMode):
                 # _grouped_mm in GroupedMmBackward0): its output's shape,
                 # as the recorder's forward answers it
                 shim = recorder.META_SHIMS.get(
-                    recorder.ops_map.base_name(func))
+                    recorder.aten_call.base_name(func))
                 if shim is None or not recorder._all_meta(args):
                     raise
                 out = shim(*args, **kwargs)

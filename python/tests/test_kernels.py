@@ -22,21 +22,34 @@ N = 4096           # elements of the element-wise tests' tensors
 
 # ---- one aten op, several nodes ----
 
-def test_silu_is_one_kernel(monkeypatch):
+class SiluApart(nn.Module):
+    """SiLU's arithmetic as two aten calls, each a kernel of its own."""
+
+    def forward(self, x):
+        return torch.sigmoid(x) * x
+
+
+def _library_nodes(g):
+    """(op type, kernel) of each node of the library's model of g."""
+    h = g.build()
+    h.infer(fallback_declared=True)
+    return [(n[0], n[4]) for n in h.nodes()]
+
+
+def test_silu_is_one_kernel():
     """aten.silu is one kernel reading x and writing y: 2 * 4N bytes, not
-    Sigmoid's x and s plus Mul's x, s and y (5 * 4N); the FLOPs do not
-    change. The recorder's rule spells it (its nodes are the recorder's
-    to split apart here); the library's lowering of the same call, as
-    nnscan.summary records it (tape.NUMBERED), is the same kernel."""
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "0")
+    Sigmoid's x and s plus Mul's x, s and y (5 * 4N, what the same two
+    nodes move as two calls, sigmoid then mul); the FLOPs do not change.
+    The library lowers the call to the two nodes and marks them one
+    kernel; nnscan.summary of it counts the same bytes."""
     m = nn.Sequential(nn.SiLU())
     x = torch.zeros(1, N, device="meta")
-    rec = recorder.record_model(m, (x,))
-    g = rec.graph
-    assert [n.op for n in g.nodes] == ["Sigmoid", "Mul"]
-    assert g.kernels == [(0, 2)]
+    g = recorder.record_model(m, (x,)).graph
+    assert _library_nodes(g) == [("Sigmoid", (0, 2)), ("Mul", (0, 2))]
+    two = recorder.record_model(nn.Sequential(SiluApart()), (x,)).graph
+    assert _library_nodes(two) == [("Sigmoid", None), ("Mul", None)]
     fused = _analysis(g, "h100-sxm")
-    apart = _analysis(g, "h100-sxm", kernels=False)
+    apart = _analysis(two, "h100-sxm")
     assert _layer(fused, "0")["bytes"] == 2 * N * 4
     assert _layer(apart, "0")["bytes"] == 5 * N * 4
     assert fused.totals["flops"] == apart.totals["flops"] > 0
@@ -44,7 +57,6 @@ def test_silu_is_one_kernel(monkeypatch):
     assert fused.totals["bound"] == "memory"
     assert fused.totals["time_s"] == pytest.approx(2 * N * 4 / H100_BW,
                                                    rel=1e-8)
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "defer")
     s = nnscan.summary(m, inputs=(x,), file=False, hardware="h100-sxm")
     assert s.totals["bytes"] == 2 * N * 4
 
@@ -61,30 +73,29 @@ def test_onnx_export_keeps_per_node_bytes():
     assert rec.totals["flops"] == s.totals["flops"]
 
 
-def test_max_values_and_indices_read_x_once(monkeypatch):
+def test_max_values_and_indices_read_x_once():
     """torch.max(x, dim) is one kernel writing both outputs (ReduceMax and
-    ArgMax nodes): x [R, C] float32 read once, values [R] float32 and
-    indices [R] int64 written. The rule's nodes, split apart here; the
-    library's lowering (tape.NUMBERED), as summaries record it, is the
-    same kernel."""
+    ArgMax nodes, the library's lowering of the call): x [R, C] float32
+    read once, values [R] float32 and indices [R] int64 written. The same
+    nodes as two calls (amax, argmax) read x twice."""
     R, C = 64, 256
 
     class Max(nn.Module):
         def forward(self, x):
             return torch.max(x, dim=1)
 
+    class Apart(nn.Module):
+        def forward(self, x):
+            return torch.amax(x, dim=1), torch.argmax(x, dim=1)
+
     x = torch.zeros(R, C, device="meta")
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "0")
-    rec = recorder.record_model(Max(), (x,))
-    assert rec.graph.kernels == [(0, 2)]
-    assert _analysis(rec.graph).totals["bytes"] == 4 * R * C + 4 * R + 8 * R
-    assert _analysis(rec.graph, kernels=False).totals["bytes"] == \
-        2 * 4 * R * C + 4 * R + 8 * R
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "defer")
-    numbered = recorder.record_model(Max(), (x,))
-    assert rec.graph.aten == {} and numbered.graph.aten
-    assert _analysis(numbered.graph).totals["bytes"] == \
-        4 * R * C + 4 * R + 8 * R
+    g = recorder.record_model(Max(), (x,)).graph
+    assert g.aten  # (the call on the tape)
+    assert _library_nodes(g) == [("ReduceMax", (0, 2)), ("ArgMax", (0, 2))]
+    assert _analysis(g).totals["bytes"] == 4 * R * C + 4 * R + 8 * R
+    two = recorder.record_model(Apart(), (x,)).graph
+    assert _library_nodes(two) == [("ReduceMax", None), ("ArgMax", None)]
+    assert _analysis(two).totals["bytes"] == 2 * 4 * R * C + 4 * R + 8 * R
 
 
 def test_fused_function_over_numbered_kernels(monkeypatch):
@@ -92,7 +103,8 @@ def test_fused_function_over_numbered_kernels(monkeypatch):
     lowers (the numbered tape), one of them a kernel already (silu:
     Sigmoid + Mul): the function's kernel replaces the op's, and the three
     nodes read x once and write y once, 2 * 4N bytes (silu's kernel apart
-    from the Mul after it would be 2 * 4N + 3 * 4N)."""
+    from the Mul after it would be 2 * 4N + 3 * 4N). The graph holds the
+    two calls: silu, numbered, and the Mul, named by the recorder."""
     from nnscan import fused
     import torch.nn.functional as F
 
@@ -105,19 +117,19 @@ def test_fused_function_over_numbered_kernels(monkeypatch):
         def forward(self, x):
             return F.nnscan_test_gated(x)
     x = torch.zeros(1, N, device="meta")
-    for numbered in ("0", "defer"):
-        monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
-        g = recorder.record_model(Gated(), (x,)).graph
-        assert len(g.nodes) == (2 if numbered == "defer" else 3)
-        assert g.kernels == [(0, len(g.nodes))]
-        assert _analysis(g).totals["bytes"] == 2 * N * 4
+    g = recorder.record_model(Gated(), (x,)).graph
+    assert [n.op for n in g.nodes] == ["aten::silu", "Mul"]
+    assert g.kernels == [(0, 2)]
+    assert _library_nodes(g) == [("Sigmoid", (0, 3)), ("Mul", (0, 3)),
+                                 ("Mul", (0, 3))]
+    assert _analysis(g).totals["bytes"] == 2 * N * 4
 
 
 def test_backward_kernel():
     """The backward recorder marks its ops' nodes too: silu_backward's six
     nodes read the gradient g and x and write the input's gradient (3 * 4N
-    bytes), plus the two 0-d float32 constants 1.0 the rule spells
-    s * (1 + x * (1 - s)) with (4 bytes each)."""
+    bytes), plus the two 0-d float32 constants 1.0 the table's lowering
+    spells s * (1 + x * (1 - s)) with (4 bytes each)."""
     m = nn.Sequential(nn.Linear(N, N), nn.SiLU())
     s = nnscan.summary(m, inputs=(torch.zeros(1, N),), backward=True,
                        file=False)
@@ -138,12 +150,10 @@ def test_several_kernels_stay_apart():
     assert len(nodes) > 1 and all(n[4] is None for n in nodes)
 
 
-@pytest.mark.parametrize("numbering", ["0", "defer"])
-def test_the_librarys_nodes_hold_the_kernels(monkeypatch, numbering):
-    """Handle.nodes(): the library's model as it holds it, whoever numbered
-    it: Linear's Gemm alone, SiLU's two nodes one kernel (its first node
-    and two), the dtypes inferred; an odd module name kept."""
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbering)
+def test_the_librarys_nodes_hold_the_kernels():
+    """Handle.nodes(): the library's model as it holds it: Linear's Gemm
+    alone, SiLU's two nodes one kernel (its first node and two), the
+    dtypes inferred; an odd module name kept."""
     m = nn.Sequential()
     m.add_module("a b\u00e9", nn.Linear(8, 4))
     m.add_module("act", nn.SiLU())

@@ -241,7 +241,7 @@ CASES = {
 DIFFERENT = {
     # prelu is CompositeImplicitAutograd on PyTorch 2: the live recorder
     # sees its decomposition (a view of the weight to [1, 3, 1, 1], then
-    # _prelu_kernel), torch.export keeps prelu, which ops_map.py's rule
+    # _prelu_kernel), torch.export keeps prelu, which the table's rule
     # reshapes to [3, 1, 1]: one int64 element fewer in the constants
     "prelu": ("constants", -1),
     # outputs no node writes are constants in the archive (a later
@@ -360,7 +360,7 @@ def test_renamed_in_archive_as_live(name, tmp_path):
 @pytest.mark.parametrize("reduction", [0, 1, 2])
 def test_bce_with_logits_backward_as_its_arithmetic(reduction, tmp_path):
     """binary_cross_entropy_with_logits_backward is no aten op in PyTorch
-    2.x (the recorder keeps its rule for 1.13): a call of
+    2.x (the table keeps its lowering for 1.13's calls): a call of
     binary_cross_entropy_backward, whose arguments have the same names,
     renamed to it in the archive, against the live recording of its
     arithmetic written out: (sigmoid(x) - y) * w * g [/ n]."""
@@ -423,7 +423,7 @@ class Chain(torch.nn.Module):
 def test_dynamic_batch_as_live(tmp_path):
     """Exported with a symbolic batch, fixed by --input to another batch
     than the example's: every count equal to the live recording at that
-    batch (nothing left uncounted for a size the rules need)."""
+    batch (nothing left uncounted for a size the table's rules need)."""
     model = Chain()
     batch = torch.export.Dim("batch", min=2, max=64)
     ep = torch.export.export(model, (X, Y),

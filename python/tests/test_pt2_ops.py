@@ -3,13 +3,13 @@ pad/attention/backward entries (src/ops/aten_shape.c, src/ops/aten_nn.c)
 on torch.export archives: one tiny module per op, exported with
 torch.export.export + torch.export.save, read by the CLI with no Python,
 and every count of its report equal to nnscan.summary of the same live
-module (the recorder's lowering in python/nnscan/ops_map.py), the op
-itself lowered (nothing uncounted), and convolution and attention MACs
-equal to PyTorch's FlopCounterMode. Ops torch.export keeps as a composite
-(F.pad is aten.pad, GroupNorm aten.group_norm) or never emits (the
-backward kernels, the fused attention kernels, the underscore variants)
-are called as torch.ops.aten.X in the module's forward, so the archive
-holds exactly that op. Needs PyTorch 2.x (the sid chroot)."""
+module (the recorder's calls, on the tape, lowered by the same table),
+the op itself lowered (nothing uncounted), and convolution and attention
+MACs equal to PyTorch's FlopCounterMode. Ops torch.export keeps as a
+composite (F.pad is aten.pad, GroupNorm aten.group_norm) or never emits
+(the backward kernels, the fused attention kernels, the underscore
+variants) are called as torch.ops.aten.X in the module's forward, so the
+archive holds exactly that op. Needs PyTorch 2.x (the sid chroot)."""
 import json
 import math
 import subprocess
@@ -39,8 +39,8 @@ def ri(hi, shape):
 # itself and every total but those layout nodes' are compared.
 OWN_TYPES = "own types"
 # x.repeat_interleave(n) runs as repeat_interleave(repeats) and an
-# index_select live (ops_map.py's rule for the x-first form, one Gather,
-# is what the archive's op lowers to): params, MACs and FLOPs compared.
+# index_select live (the archive's op, the x-first form, lowers to one
+# Gather): params, MACs and FLOPs compared.
 DECOMPOSED = "decomposed"
 # nonzero and unique: how many elements come out is data; the archive has
 # a size symbol there, which the CLI takes as 1, the live recording the
@@ -50,7 +50,7 @@ DATA = "data"
 
 # name: (forward, example inputs, the aten op the archive must hold[, what
 # the live side runs: a forward of its own where calling the op directly
-# runs its decomposition (the math attention kernel, which ops_map.py
+# runs its decomposition (the math attention kernel, which the table
 # lowers as it does the fused kernels: compared with the CPU flash
 # kernel's recording), or OWN_TYPES])
 class ChannelsLastHead(nn.Module):
@@ -430,7 +430,7 @@ CASES = {
 }
 
 
-# Complex values (aten_complex.c): in real form, as ops_map.py spells them.
+# Complex values (aten_complex.c): in real form, live and in the archive.
 # LLaMA-1's rotary embedding: x's pairs as complex numbers times freqs_cis
 # (complex, from polar), sliced to the sequence and viewed to broadcast,
 # back to real pairs. freqs_cis a complex buffer (complex-typed: read as
@@ -483,8 +483,8 @@ CASES.update({
         lambda x: torch.view_as_real(_cplx(x)[1:].reshape(2, 2, 2) * 3),
         (r(3, 4, 2),), "view_as_complex"),
     # abs of a complex value is its modulus (real); expand and _to_copy
-    # take one in real form as ops_map.py does (the layout on the real
-    # form, a Cast of it, a real value made complex with a zero half)
+    # take one in real form (the layout on the real form, a Cast of it, a
+    # real value made complex with a zero half)
     "complex_abs": (lambda x: _cplx(x).abs() * 2, (r(3, 4, 2),), "abs"),
     "complex_expand": (
         lambda x: torch.view_as_real(_cplx(x).expand(3, 4) * 2),
@@ -712,10 +712,10 @@ def test_pt2_products_macs_by_hand(name, macs, tmp_path):
 
 
 # A dynamic batch: the archive's sizes hold a symbol there, which the CLI
-# fixes with --input; the rules that need sizes make them from the symbol
-# (Resize's sizes, GroupNorm's shape back) or copy it (a Reshape's 0).
-# The shape arithmetic adds nodes of its own (Shape, Gather, Concat), so
-# params, MACs and FLOPs are compared.
+# fixes with --input; the table's rules that need sizes make them from the
+# symbol (Resize's sizes, GroupNorm's shape back) or copy it (a Reshape's
+# 0). The shape arithmetic adds nodes of its own (Shape, Gather, Concat),
+# so params, MACs and FLOPs are compared.
 DYNAMIC = {
     "upsample_nearest2d": (lambda x: F.interpolate(x, scale_factor=2),
                            (r(2, 2, 4, 4),)),

@@ -22,7 +22,8 @@ from torch import nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import nnscan  # noqa: E402
-from nnscan import ops_map, recorder  # noqa: E402
+from nnscan import recorder  # noqa: E402
+from test_recorder import attention_call  # noqa: E402
 
 try:  # PyTorch 2.5+: SDPA takes fewer key/value heads itself
     F.scaled_dot_product_attention(*(torch.zeros(1, 2, 1, 1),) + (
@@ -116,35 +117,26 @@ def test_gqa_every_path(path, masked):
     assert s.json["outputs"][0]["shape"] == [2, 10, 64]
 
 
-def test_gqa_fused_kernel_rule():
-    """The rule of the fused kernels (what CPU/CUDA dispatch) on k/v with
-    fewer heads, with a per-head mask and with a broadcast one: the two
-    products cost B*Hq*L*S*d each; the output is the query's shape."""
-    from nnscan.graph import Graph
-    from nnscan.recorder import Builder
+def test_gqa_fused_kernel_call():
+    """The fused kernel's call (what CPU dispatches on 2.x, recorded as the
+    dispatcher hands it over: the table lowers it) on k/v with fewer
+    heads, with a per-head mask and with a broadcast one: the two products
+    cost B*Hq*L*S*d each; the output is the query's shape; the mask is
+    added to the scores."""
     B, hq, hkv, L, S, d = 2, 8, 2, 5, 7, 16
     q = torch.empty(B, hq, L, d, device="meta")
     k = torch.empty(B, hkv, S, d, device="meta")
     v = torch.empty(B, hkv, S, d, device="meta")
     out = torch.empty(B, hq, L, d, device="meta")
     for mask_heads in (None, 1, hq):
-        g = Graph("attn")
-        bd = Builder(g, {})
         ins = [("q", q), ("k", k), ("v", v)]
         kw = {}
         if mask_heads:
             mask = torch.empty(B, mask_heads, L, S, device="meta")
             ins.append(("mask", mask))
             kw["attn_mask"] = mask
-        for n, t in ins:
-            bd._declare(t, n)
-            g.inputs.append(n)
-        ops_map.OPS["_scaled_dot_product_flash_attention_for_cpu"](
-            bd, (q, k, v), kw, (out,))
-        g.outputs.append(bd.name(out))
-        h = g.build()
-        h.infer()
-        s = nnscan.Summary(h.analyze())
+        s = attention_call("_scaled_dot_product_flash_attention_for_cpu",
+                           ins, (q, k, v), kw, out)
         assert s.totals["macs"] == 2 * B * hq * L * S * d, mask_heads
         assert s.json["outputs"][0]["shape"] == [B, hq, L, d]
         ops = {o["op_type"] for o in s.json["op_types"]}

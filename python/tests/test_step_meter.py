@@ -188,17 +188,14 @@ def test_checkpointing_reentrant_adds_exactly_the_recomputed_forward(layout):
     assert f1["hardware_flops"] - f1["model_flops"] == extra
 
 
-@pytest.mark.parametrize("numbering", ["0", "defer"])
-def test_checkpointing_non_reentrant_adds_exactly_what_it_reruns(
-        layout, numbering, monkeypatch):
+def test_checkpointing_non_reentrant_adds_exactly_what_it_reruns(layout):
     """PyTorch's non-reentrant checkpoint (2.x) stops recomputing once the
     last tensor the region saved is back: each block's second Linear saves
     its input before it runs, so its product is not run again (1.13
     reruns the whole block). hardware_flops - model_flops is exactly
-    FlopCounterMode's step with checkpointing minus without. The same
-    where the library numbers the calls (the rerun nodes are then its
-    names of the recorder's entries: step._Checkpointed._rerun_named)."""
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbering)
+    FlopCounterMode's step with checkpointing minus without. The library
+    numbers the calls: the rerun nodes are its names of the recorder's
+    entries (step._Checkpointed._rerun_named)."""
     x = torch.randn(32, D)
     plain, ck = Net(), Net("non_reentrant")
     ck.load_state_dict(plain.state_dict())

@@ -1,10 +1,12 @@
-"""The recorder's tape (nnscan/tape.py, docs/tape.md): calls the library's
-aten table lowers to one node go to the library as aten records. Checked:
-the tape really holds them; every report is byte for byte what the
-ops_map.py path (NNSCAN_TAPE=0) gives; parameters are sum(p.numel()) and
-the element-wise FLOPs are the hand count; the calls that are not one
-node (alpha 2, mixed dtypes, a number operand) keep their rule's nodes and
-are counted, never left uncounted."""
+"""The recorder's tape (nnscan/tape.py, docs/tape.md): every recorded aten
+call goes to the library as an aten record, which its aten table lowers.
+Checked: the tape really holds every call, a one-node call beside the node
+the library builds of it; every report is the one the recorder's own rules
+gave before the library lowered the calls (rules_reference.py: frozen when
+the rules went); parameters are sum(p.numel()) and the element-wise FLOPs
+are the hand count; the calls that are not one node (alpha 2, mixed
+dtypes, a number operand) are numbered by the library and counted, never
+left uncounted."""
 import json
 
 import pytest
@@ -12,6 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import nnscan  # noqa: E402
+import rules_reference  # noqa: E402
 from nnscan import graph  # noqa: E402
 
 
@@ -23,19 +26,19 @@ class Residual(torch.nn.Module):
     def forward(self, x):
         h = torch.relu(self.fc(x))
         y = torch.sigmoid(h * x + x)    # mul, add: one dtype, on the tape
-        z = torch.add(y, h, alpha=2)    # alpha 2: the rule's
-        w = z * 0.5                     # a number: the rule's
+        z = torch.add(y, h, alpha=2)    # alpha 2: numbered
+        w = z * 0.5                     # a number: numbered
         return w - torch.tanh(h), (x > 0) | (h > 0)
 
 
-def _record(monkeypatch, tape):
-    """(summary, the aten records handed over) with the tape on or off."""
-    monkeypatch.setenv("NNSCAN_TAPE", "1" if tape else "0")
+def _record(monkeypatch):
+    """(model, summary, [(the aten records handed over, the graph's nodes
+    as (name, op))] per graph packed)."""
     held = []
     orig = graph._pack_parts  # what Graph.build packs the graph with
 
     def pack(g):
-        held.append(dict(g.aten))
+        held.append((dict(g.aten), [(n.name, n.op) for n in g.nodes]))
         return orig(g)
     monkeypatch.setattr(graph, "_pack_parts", pack)
     torch.manual_seed(0)
@@ -45,35 +48,41 @@ def _record(monkeypatch, tape):
     return m, s, held
 
 
-def test_tape_holds_the_one_node_calls(monkeypatch):
-    # the one-node calls alone: the numbered ones are test_tape_numbered's
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "0")
-    _, s, held = _record(monkeypatch, True)
-    ops = sorted(call[0] for call in held[-1].values())
-    # relu, mul, add, sigmoid, tanh, sub and the `or` of two bool tensors;
-    # the gt of a tensor and a number, the alpha-2 add and the number mul
-    # are the rules'
-    assert [o for o in ops if o not in ("bitwise_or", "logical_or")] == [
+def test_tape_holds_every_call(monkeypatch):
+    _, s, held = _record(monkeypatch)
+    calls, nodes = held[-1]
+    # every node of the graph is a call on the tape: none lowered in Python
+    assert sorted(name for name, _ in nodes) == sorted(calls)
+    ops = {name: calls[name][0] for name, _ in nodes}
+    # the one-node calls, named by the recorder beside the node of the
+    # table's op type: relu, mul, add, sigmoid, tanh, sub and the `or` of
+    # two bool tensors
+    one = sorted(ops[name] for name, op in nodes
+                 if not op.startswith("aten::"))
+    assert [o for o in one if o not in ("bitwise_or", "logical_or")] == [
         "add", "mul", "relu", "sigmoid", "sub", "tanh"]
-    assert len(ops) == 7
+    assert len(one) == 7
+    # the library numbers the rest: the gt of a tensor and a number (two),
+    # the alpha-2 add, the number mul and the Linear's product
+    numbered = sorted(ops[name] for name, op in nodes
+                      if op.startswith("aten::"))
+    assert [o for o in numbered if o not in ("addmm", "linear")] == [
+        "add", "gt", "gt", "mul"]
+    assert len(numbered) == 5
     assert s.uncounted_aten == {}
-    _, _, off = _record(monkeypatch, False)
-    assert off[-1] == {}
 
 
-def test_every_report_the_same_with_and_without_the_tape(monkeypatch):
-    outs = []
-    for tape in (False, True):
-        _, s, _ = _record(monkeypatch, tape)
-        outs.append([s.to_text(), s.to_csv(), s.to_markdown(),
-                     s.to_json(version=1), s.to_json(version=2),
-                     s.to_html()])
-    for a, b in zip(*outs):
-        assert a == b
+def test_every_report_is_the_rules(monkeypatch, request):
+    """Every report, byte for byte, is what the recorder's rules made of the
+    same calls in Python before the library lowered them all."""
+    _, s, _ = _record(monkeypatch)
+    rules_reference.check(request, [
+        s.to_text(), s.to_csv(), s.to_markdown(), s.to_json(version=1),
+        s.to_json(version=2), s.to_html()])
 
 
 def test_counts_on_the_tape_are_pytorchs(monkeypatch):
-    m, s, _ = _record(monkeypatch, True)
+    m, s, _ = _record(monkeypatch)
     doc = json.loads(s.to_json(version=2))
     metrics = doc["totals"]["metrics"]
     assert metrics["params"]["value"] == sum(p.numel() for p in m.parameters())
@@ -112,63 +121,90 @@ def test_kept_attributes_pack_as_made():
     assert graph._attr("k", [1, 2], s) != graph._attr("k", [1.0, 2.0], s)
 
 
-class _Nodes:
-    """The part of recorder.Builder a one-node rule uses: the nodes it
-    makes, by op type."""
-
-    def __init__(self):
-        self.made = []
-
-    def is_tensor(self, v):
-        return isinstance(v, torch.Tensor)
-
-    def inp(self, t):
-        return "x"
-
-    def node(self, op, ins, outs, attrs=None, domain=""):
-        self.made.append((op, domain, dict(attrs or {})))
+# op types the table's entries make of booleans, or make booleans of
+_BOOLEAN_IN = ("Not", "And", "Or", "Xor")
 
 
-def test_the_tables_declarative_entries_are_written_once():
+class _Call(torch.nn.Module):
+    def __init__(self, op, arity):
+        super().__init__()
+        self.op, self.arity = op, arity
+
+    def forward(self, *args):
+        return self.op(*args[:self.arity])
+
+
+def test_the_tables_one_node_entries_are_the_librarys_nodes():
     """An op the library's aten table lowers to one node of its op type
-    (`unary`, `binary`), names again (`alias`) or makes from nothing
-    (`create`) has its ops_map rule made from that entry: the rule makes
-    one node of the table's op type (called, on tensors of one dtype), the
-    alias and creation are ops_map's ALIAS and CREATE, and ops_map.py does
-    not spell the op's entry again. The ops with rules of their own (a
-    complex abs or mul, div's rounding modes, ...) make the same node on
-    such a call."""
-    import inspect
-    import re
-    from nnscan import _api, ops_map
+    (`unary`, `binary`), called on tensors of one dtype, is that node in
+    the library's model; where the recorder names the node beside the
+    record (tape.py's one-node calls: nearly all of them) its graph holds
+    the same op type, so the Python passes reading g.nodes (fused.py's
+    kernels, drop_nodes) see what the library builds."""
+    from nnscan import _api, recorder
     _api.lib()
-    source = inspect.getsource(ops_map)
     forms = {}
-    x = torch.zeros(2, 3)
+    one_node = 0
     for op, (form, to) in _api.ATEN_OPS.items():
         forms[form] = forms.get(form, 0) + 1
-        rule = ops_map.OPS.get(op)
-        if form in ("alias", "create"):
-            assert rule == (ops_map.ALIAS if form == "alias"
-                            else ops_map.CREATE), op
-            assert not re.search(r'"%s":\s*(ALIAS|CREATE)\b' % op, source)
-        elif form in ("unary", "binary"):
-            b = _Nodes()
-            args = (x,) if form == "unary" else (x, x)
-            out = torch.zeros(2, 3, dtype=torch.bool) if to in (
-                "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
-                "Not", "And", "Or", "Xor", "IsNaN", "IsInf") else x
-            if to in ("Not", "And", "Or", "Xor"):
-                args = tuple(torch.zeros(2, 3, dtype=torch.bool)
-                             for _ in args)
-            rule(b, args, {}, out)
-            if op == "rsub":  # (its operands swapped: the same node)
-                assert b.made == [("Sub", "", {})]
-                continue
-            assert b.made == [(to, "", {})], op
-            assert not re.search(r'"%s":\s*(unary|binary)\("' % op, source)
+        if form not in ("unary", "binary"):
+            continue
+        x = torch.zeros(2, 3, device="meta", dtype=torch.bool
+                        if to in _BOOLEAN_IN else torch.float32)
+        arity = 1 if form == "unary" else 2
+        rec = recorder.record_model(
+            _Call(getattr(torch.ops.aten, op), arity), (x,) * arity)
+        h = rec.graph.build()
+        h.infer(fallback_declared=True)
+        assert [n[0] for n in h.nodes()] == [to], op
+        assert rec.builder.uncounted == {}, op
+        # the recorder's node of the call: the table's op type where it
+        # names the node, else the call numbered by the library
+        named = [n.op for n in rec.graph.nodes]
+        assert named in ([to], ["aten::" + op]), op
+        one_node += named == [to]
     # the table has each form (a count from it, not from this file)
     assert set(forms) >= {"unary", "binary", "alias", "create"}
+    # named by the recorder: all but (at most) the two whose node is no
+    # plain one of the call's tensors in order (rsub's operands swapped,
+    # bitwise_not Not of booleans only), which the library may number
+    assert one_node >= forms["unary"] + forms["binary"] - 2
+
+
+class Made(torch.nn.Module):
+    """Aliases of x (detach, clone, contiguous, alias, positive) and tensors
+    made from nothing (zeros, ones_like, new_zeros, full)."""
+    ALIASES = ("detach", "clone", "contiguous", "alias", "positive")
+    MADE = ("zeros", "ones_like", "new_zeros", "full")
+
+    def forward(self, x):
+        a = x.detach().clone().contiguous() + torch.ops.aten.alias(x) + \
+            torch.positive(x)
+        c = torch.zeros(2, 6, device=x.device) + torch.ones_like(x) + \
+            x.new_zeros(2, 6) + torch.full((2, 6), 3.0, device=x.device)
+        return a * c
+
+
+def test_alias_and_create_entries_make_no_node():
+    """The table's `alias` entries name their input again and its `create`
+    entries make a constant: no node of theirs in the library's model,
+    which holds the five Adds and the Mul alone (6 * 12 FLOPs on [2, 6]),
+    and one constant of [2, 6] per tensor made (4 * 12 elements)."""
+    from nnscan import _api, recorder
+    _api.lib()
+    assert {_api.ATEN_OPS[op][0] for op in Made.ALIASES} == {"alias"}
+    assert {_api.ATEN_OPS[op][0] for op in Made.MADE} == {"create"}
+    x = torch.zeros(2, 6, device="meta")
+    rec = recorder.record_model(Made(), (x,))
+    g = rec.graph
+    assert {src.split(".")[1] for src in g.node_source} == {"add", "mul"}
+    assert sorted(g.param_kinds.values()) == ["constant"] * 4
+    h = g.build()
+    h.infer(fallback_declared=True)
+    assert [n[0] for n in h.nodes()] == ["Add"] * 5 + ["Mul"]
+    s = nnscan.summary(Made(), inputs=(torch.zeros(2, 6),), file=False)
+    assert s.uncounted_aten == {}
+    assert s.totals["flops"] == 6 * 12 and s.totals["constants"] == 4 * 12
 
 
 class Scaled(torch.nn.Module):
@@ -177,12 +213,10 @@ class Scaled(torch.nn.Module):
             torch.rsub(x, 3.0, alpha=2)
 
 
-@pytest.mark.parametrize("numbered", ["0", "defer"])
-def test_alpha_is_counted(monkeypatch, numbered):
+def test_alpha_is_counted():
     """x + alpha * y is a multiply and an add an element (by hand: three
     such ops on [2, 6], and the two adds joining them, 12 elements each:
-    3 * 24 + 2 * 12 = 96 FLOPs), however the calls are lowered."""
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
+    3 * 24 + 2 * 12 = 96 FLOPs)."""
     x = torch.randn(2, 6)
     s = nnscan.summary(Scaled(), inputs=(x, x.clone()), file=False)
     assert s.totals["complete"] and s.uncounted_aten == {}
@@ -195,12 +229,10 @@ class Rounded(torch.nn.Module):
             torch.div(x, y, rounding_mode="trunc")
 
 
-@pytest.mark.parametrize("numbered", ["0", "defer"])
-def test_rounding_modes_are_counted(monkeypatch, numbered):
-    """div's rounding modes (ops_map.py's div): floor a Div and a Floor an
+def test_rounding_modes_are_counted():
+    """div's rounding modes (the table's div): floor a Div and a Floor an
     element, trunc a Div; and the Add joining them: on [2, 6] by hand
-    12 * (2 + 1 + 1) = 48 FLOPs, however the calls are lowered."""
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
+    12 * (2 + 1 + 1) = 48 FLOPs."""
     x = torch.randn(2, 6)
     s = nnscan.summary(Rounded(), inputs=(x, x.clone() + 3), file=False)
     assert s.totals["complete"] and s.uncounted_aten == {}

@@ -1,16 +1,17 @@
-"""The numbering left to the library (NNSCAN_TAPE_NUMBERED=defer; docs/
-tape.md, "Numbers the library gives"): the recorder asks no plan per
-call, counts only what it makes, and the library shifts its numbers by
-what each numbered call took at the build. Checked against the path that
-asks nothing of the library's numbering at all, the ops_map.py rules
-(NNSCAN_TAPE_NUMBERED=0): every report byte for byte, on the models of
+"""The numbering left to the library (every recording's; docs/tape.md,
+"Numbers the library gives"): the recorder asks no plan per call, counts
+only what it makes, and the library shifts its numbers by what each
+numbered call took at the build. Checked against the path that asked
+nothing of the library's numbering at all, the ops_map.py rules: every
+report byte for byte the rules' reports, frozen in data/rules_reference/
+when the rules went (session 107; rules_reference.py), on the models of
 test_tape_numbered.py (their ops, weights' t() folded, parameters read
 after the constants their node reads them with, constants from outside)
-and torchvision's; and that the library is asked nothing per call
+and others; and that the library is asked nothing per call
 (nns_aten_numbering, which a numbering planned per call asked until
-session 103)."""
-import os
-
+session 103). A test compares its reports before asserting what went on
+the tape: the rules' reports were frozen by these tests run where
+nothing did."""
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -18,6 +19,7 @@ import torch.nn as nn  # noqa: E402
 
 from nnscan import _api, tape  # noqa: E402
 
+import rules_reference  # noqa: E402
 import test_tape_numbered as tn  # noqa: E402
 
 
@@ -30,10 +32,9 @@ def _asked(monkeypatch):
     return asked
 
 
-def _reports(monkeypatch, how, model):
-    """Every report of test_tape_numbered's summaries of the model with
-    NNSCAN_TAPE_NUMBERED=how."""
-    return tn._reports(monkeypatch, numbered=how, model=model)[1]
+def _reports(monkeypatch, model):
+    """Every report of test_tape_numbered's summaries of the model."""
+    return tn._reports(monkeypatch, model=model)[1]
 
 
 MODELS = [tn.Mixed, tn.OneSchema, tn.Linears, tn.Indexed, tn.Scattered,
@@ -41,9 +42,8 @@ MODELS = [tn.Mixed, tn.OneSchema, tn.Linears, tn.Indexed, tn.Scattered,
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)
-def test_every_report_is_the_rules(monkeypatch, model):
-    assert _reports(monkeypatch, "defer", model) == \
-        _reports(monkeypatch, "0", model)
+def test_every_report_is_the_rules(monkeypatch, request, model):
+    rules_reference.check(request, _reports(monkeypatch, model))
 
 
 class Expanded(nn.Module):
@@ -68,9 +68,8 @@ class Expanded(nn.Module):
         return self.proj(h * self.scale)
 
 
-def test_first_reads_are_where_the_rule_reads_them(monkeypatch):
-    assert _reports(monkeypatch, "defer", Expanded) == \
-        _reports(monkeypatch, "0", Expanded)
+def test_first_reads_are_where_the_rule_reads_them(monkeypatch, request):
+    rules_reference.check(request, _reports(monkeypatch, Expanded))
 
 
 class OutsideViewed(nn.Module):
@@ -78,7 +77,7 @@ class OutsideViewed(nn.Module):
     lowering makes a constant of its own before its node reads the
     tensor: view's Reshape and expand's Expand make their shapes first,
     where the rules read the tensor first (ops_map.reshape: b.inp, then
-    b.const). The rules number both where the node reads them ("const2",
+    b.const). The rules numbered both where the node reads them ("const2",
     "c3"); the library, which made the shape first, deals the two numbers
     again in the order its node reads them (front.c, fe_reading)."""
 
@@ -93,27 +92,8 @@ class OutsideViewed(nn.Module):
             self.c.view(8, 1).sum(0)
 
 
-def test_an_outside_constant_read_after_made_ones(monkeypatch):
-    assert _reports(monkeypatch, "defer", OutsideViewed) == \
-        _reports(monkeypatch, "0", OutsideViewed)
-
-
-@pytest.mark.parametrize("value", [None, "", "yes", "1"])
-def test_the_default_is_the_librarys_numbering(monkeypatch, value):
-    """NNSCAN_TAPE_NUMBERED unset, or set to anything but 0 ("1", the
-    retired planned numbering, too): the numbered calls go on the tape
-    and the library is asked nothing per call, as with =defer; with =0
-    none goes on the tape (the rules), and every report is the same."""
-    asked = _asked(monkeypatch)
-    _, reports, held = tn._reports(monkeypatch, numbered=value,
-                                   model=tn.Mixed)
-    assert any(len(c) > 2 for c in held[0].values())
-    assert tape.numbering() == "defer"
-    _, rules, ruled = tn._reports(monkeypatch, numbered="0",
-                                  model=tn.Mixed)
-    assert not any(len(c) > 2 for c in ruled[0].values())
-    assert asked == []
-    assert reports == rules
+def test_an_outside_constant_read_after_made_ones(monkeypatch, request):
+    rules_reference.check(request, _reports(monkeypatch, OutsideViewed))
 
 
 class Losses(nn.Module):
@@ -138,12 +118,12 @@ class Losses(nn.Module):
         return loss + torch.sub(o, self.c, alpha=2).sum()
 
 
-def test_arguments_read_at_their_nodes(monkeypatch):
-    assert _reports(monkeypatch, "defer", Losses) == \
-        _reports(monkeypatch, "0", Losses)
-    deferred, reports = _backward_reports(monkeypatch, "defer", Losses)
+def test_arguments_read_at_their_nodes(monkeypatch, request):
+    rules_reference.check(request, _reports(monkeypatch, Losses),
+                          part="forward")
+    deferred, reports = _backward_reports(monkeypatch, Losses)
+    rules_reference.check(request, reports, part="backward")
     assert deferred == [True]
-    assert reports == _backward_reports(monkeypatch, "0", Losses)[1]
 
 
 class ReadTwice(nn.Module):
@@ -163,9 +143,8 @@ class ReadTwice(nn.Module):
             torch.cat([self.c, self.c]).sum()
 
 
-def test_a_constant_read_twice_by_one_call(monkeypatch):
-    assert _reports(monkeypatch, "defer", ReadTwice) == \
-        _reports(monkeypatch, "0", ReadTwice)
+def test_a_constant_read_twice_by_one_call(monkeypatch, request):
+    rules_reference.check(request, _reports(monkeypatch, ReadTwice))
 
 
 class OutsideSliced(nn.Module):
@@ -187,18 +166,17 @@ class OutsideSliced(nn.Module):
         return h + torch.roll(self.c, 1)
 
 
-def test_outside_constants_sliced_and_rolled(monkeypatch):
-    assert _reports(monkeypatch, "defer", OutsideSliced) == \
-        _reports(monkeypatch, "0", OutsideSliced)
+def test_outside_constants_sliced_and_rolled(monkeypatch, request):
+    rules_reference.check(request, _reports(monkeypatch, OutsideSliced))
 
 
 def test_nothing_is_asked_per_call(monkeypatch):
     asked = _asked(monkeypatch)
-    _reports(monkeypatch, "defer", tn.Mixed)
+    _reports(monkeypatch, tn.Mixed)
     assert asked == []
 
 
-def test_templates_are_kept_by_form(monkeypatch):
+def test_templates_are_kept_by_form(monkeypatch, request):
     """record_deferred finds a call's template by its form's key
     (tape._maker) once the op has been called twice: the keys and tensor
     lists of test_tape_numbered's KeywordsAndLists (keyword arguments,
@@ -206,16 +184,17 @@ def test_templates_are_kept_by_form(monkeypatch):
     calls read them and not _key, and every report stays the rules'."""
     monkeypatch.setattr(tape, "_TEMPLATES", {})
     monkeypatch.setattr(tape, "_TEMPLATE_MAKERS", {})
-    first = _reports(monkeypatch, "defer", tn.KeywordsAndLists)
+    first = _reports(monkeypatch, tn.KeywordsAndLists)
+    rules_reference.check(request, first)
     by_form = [k for k in tape._TEMPLATES if not isinstance(k[0], str)]
     assert by_form  # (a maker's key starts with its op's own object)
     keyed = []
     orig = tape._key
     monkeypatch.setattr(tape, "_key",
                         lambda *a: keyed.append(a[0]) or orig(*a))
-    again = _reports(monkeypatch, "defer", tn.KeywordsAndLists)
+    again = _reports(monkeypatch, tn.KeywordsAndLists)
     assert "cat" not in keyed and "_to_copy" not in keyed
-    assert first == again == _reports(monkeypatch, "0", tn.KeywordsAndLists)
+    assert again == first
 
 
 class Widening(nn.Module):
@@ -235,7 +214,7 @@ class Widening(nn.Module):
         return x
 
 
-def test_a_template_serves_every_size(monkeypatch):
+def test_a_template_serves_every_size(monkeypatch, request):
     """A record's template holds no sizes (_template_of), so
     record_deferred keys it by the tensors' dtypes alone: after an op's
     first two calls, its calls of other sizes find their template by form
@@ -249,20 +228,18 @@ def test_a_template_serves_every_size(monkeypatch):
                         lambda *a: keyed.append(a[0]) or orig(*a))
     monkeypatch.setenv("NNSCAN_REPLAY", "0")
     monkeypatch.setenv("NNSCAN_MODULE_REPLAY", "0")
-    deferred = _reports(monkeypatch, "defer", Widening)
+    rules_reference.check(request, _reports(monkeypatch, Widening))
     for op in ("convolution", "cat"):
         assert 0 < keyed.count(op) <= 2, (op, keyed)
-    assert deferred == _reports(monkeypatch, "0", Widening)
 
 
-def test_a_name_packed_before_with_other_sizes_has_its_own(monkeypatch):
+def test_a_name_packed_before_with_other_sizes_has_its_own():
     """The pack keeps each value's packed tensor (name, dtype, sizes) for
     the process, as a model's next summary names its values so again: a
     numbered call's first output is "\\30.0" in every summary, so one of
     another model, of other sizes under that name, must not be packed with
     the sizes the first had. Checked against PyTorch's own sizes."""
     import nnscan
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "defer")
     x = torch.zeros(2, 4)
     for width in (8, 16, 8, 12):
         m = nn.Sequential(nn.Linear(4, width), nn.ReLU()).eval()
@@ -307,12 +284,11 @@ class Layers(nn.Module):
         return self.head(x)
 
 
-def _replayed_reports(monkeypatch, how, replays):
+def _replayed_reports(monkeypatch, replays):
     """(layers replayed, every report of conftest.replay_reports) of a
-    fresh process's summary of Layers, numbered `how`."""
+    fresh process's summary of Layers."""
     from conftest import layers_replayed, replay_reports
     from nnscan import module_replay, summary_memo
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", how)
     monkeypatch.setattr(module_replay, "_MIN_GROUP_NODES", 0)
     monkeypatch.setattr(summary_memo, "enabled", lambda: False)
     module_replay.forget()
@@ -323,27 +299,26 @@ def _replayed_reports(monkeypatch, how, replays):
     return count[0], reports
 
 
-def test_layers_replay_with_the_numbering_deferred(monkeypatch):
+def test_layers_replay_with_the_numbering_deferred(monkeypatch, request):
     """Layers alike replay (their first two calls verify the template),
-    and every report is the one with every layer run and the rules'; the
+    and every report is the one with every layer run, the rules'; the
     template is kept for the process, so a later summary replays every
     layer."""
-    rules = _replayed_reports(monkeypatch, "0", False)[1]
-    assert _replayed_reports(monkeypatch, "defer", False)[1] == rules
-    replayed, deferred = _replayed_reports(monkeypatch, "defer", True)
-    assert replayed == 3 and deferred == rules
+    every = _replayed_reports(monkeypatch, False)[1]
+    rules_reference.check(request, every)
+    replayed, reports = _replayed_reports(monkeypatch, True)
+    assert replayed == 3 and reports == every
     from conftest import layers_replayed, replay_reports
     with layers_replayed() as count:
         again, _ = replay_reports(Layers().eval(), torch.randn(6, 8), True)
-    assert count[0] == 5 and again == rules
+    assert count[0] == 5 and again == every
 
 
-def _backward_reports(monkeypatch, how, model):
-    """The reports of summary(backward=True), numbered `how`, and whether
-    its forward's numbering was deferred."""
+def _backward_reports(monkeypatch, model):
+    """The reports of summary(backward=True), and whether its forward's
+    numbering was deferred."""
     import nnscan
     from nnscan import recorder
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", how)
     deferred = []
     real = recorder._run
 
@@ -360,13 +335,15 @@ def _backward_reports(monkeypatch, how, model):
                       s.backward.to_text(), s.backward.to_json(version=2)]
 
 
-def test_a_backward_is_the_rules(monkeypatch):
+def test_a_backward_is_the_rules(monkeypatch, request):
     """summary(backward=True): the forward numbered by the library (its
     backward is a graph of its own), every report the rules'."""
+    deferred = []
     for model in (tn.Mixed, Expanded):
-        deferred, reports = _backward_reports(monkeypatch, "defer", model)
-        assert deferred == [True]
-        assert reports == _backward_reports(monkeypatch, "0", model)[1]
+        numbered, reports = _backward_reports(monkeypatch, model)
+        rules_reference.check(request, reports, part=model.__name__)
+        deferred += numbered
+    assert deferred == [True, True]
 
 
 class BackwardKernels(nn.Module):
@@ -398,7 +375,7 @@ class BackwardKernels(nn.Module):
         return nn.functional.nll_loss(logits.log_softmax(-1), self.target)
 
 
-def test_a_backward_is_numbered_by_the_library(monkeypatch):
+def test_a_backward_is_numbered_by_the_library(monkeypatch, request):
     """summary(backward=True) of a model in training: its backward graph
     is numbered by the library too, its kernels on the tape (their
     output_mask a list of bools, packed as ints), its forward tensors
@@ -417,15 +394,13 @@ def test_a_backward_is_numbered_by_the_library(monkeypatch):
 
     def train():
         return BackwardKernels().train()
-    deferred = _backward_reports(monkeypatch, "defer", train)[1]
+    reports = _backward_reports(monkeypatch, train)[1]
+    assert '"name": "fwd' in reports[3]
+    rules_reference.check(request, reports)
     assert graphs[-1][0]
     assert {"native_batch_norm_backward", "max_pool2d_with_indices_backward",
             "_adaptive_avg_pool2d_backward", "native_layer_norm_backward",
             "convolution_backward", "nll_loss_backward"} <= graphs[-1][1]
-    rules = _backward_reports(monkeypatch, "0", train)[1]
-    assert not graphs[-1][0]
-    assert deferred == rules
-    assert '"name": "fwd' in deferred[3]
 
 
 class NllLoss(nn.Module):
@@ -450,7 +425,8 @@ class NllLoss(nn.Module):
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weights"])
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-def test_an_nll_loss_backward_by_reduction(monkeypatch, reduction, weighted):
+def test_an_nll_loss_backward_by_reduction(monkeypatch, request, reduction,
+                                           weighted):
     """nll_loss_backward on the library's tape under every reduction, with
     class weights and without: its total weight (the forward's output no
     node writes) read by the Div of a mean only, an input of the backward
@@ -468,11 +444,11 @@ def test_an_nll_loss_backward_by_reduction(monkeypatch, reduction, weighted):
 
     def model():
         return NllLoss(reduction, weighted).train()
-    deferred = _backward_reports(monkeypatch, "defer", model)[1]
-    assert "nll_loss_backward" in taped[-1]
-    assert deferred == _backward_reports(monkeypatch, "0", model)[1]
+    reports = _backward_reports(monkeypatch, model)[1]
     # the mean's gradient reads the total weight: an input of the backward
-    assert ('"name": "fwd' in deferred[3]) or reduction != "mean"
+    assert ('"name": "fwd' in reports[3]) or reduction != "mean"
+    rules_reference.check(request, reports)
+    assert "nll_loss_backward" in taped[-1]
 
 
 def test_the_unread_arguments_are_the_schemas(monkeypatch):
@@ -497,25 +473,35 @@ def test_the_unread_arguments_are_the_schemas(monkeypatch):
                    for k in unread.values()), op
 
 
+def _swapped_sizes(monkeypatch, op):
+    """From now on, each one-node call of `op` recorded as if PyTorch had
+    given its output its last two sizes swapped: the library's inference,
+    held against PyTorch's sizes, disagrees as under a wrong table
+    entry."""
+    real = tape._one_node
+
+    def one_node(b, kind, op_type, names, base, args, kwargs, out):
+        made = real(b, kind, op_type, names, base, args, kwargs, out)
+        if made and base == op:
+            name = b.names[id(out)]
+            *lead, h, w = b.shape_of[name]
+            b.shape_of[name] = (*lead, w, h)
+        return made
+    monkeypatch.setattr(tape, "_one_node", one_node)
+
+
 def test_a_shape_disagreement_names_the_op_and_module(monkeypatch):
     """The shape self-test (torch_api.check_shapes) with the numbering
     left to the library: the library's names of the recorder's values
-    asked again, so its warning names the aten op and the module, as the
-    rules' does (test_recorder.py)."""
+    asked again, so its warning names the aten op and the module."""
     import nnscan
-    from nnscan import ops_map, torch_api
-
-    def wrong(b, args, kw, out):
-        b.node("Transpose", [b.inp(args[0])], [out], {"perm": [0, 1, 3, 2]})
-    monkeypatch.setitem(ops_map.OPS, "relu", wrong)
-    # (relu's calls the rule's, not the library's: its wrong entry here)
-    monkeypatch.setattr(tape, "NUMBERED", tape.NUMBERED - {"relu"})
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "defer")
+    from nnscan import torch_api
+    _swapped_sizes(monkeypatch, "relu")
     # a numbered call (the convolution) before it shifts its numbers
     m = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU())
     with pytest.warns(torch_api.ShapeMismatch,
-                      match=r"aten.relu.* module '1' .*\(1, 4, 6, 8\).*"
-                            r"\(1, 4, 8, 6\)"):
+                      match=r"aten.relu.* module '1' .*\(1, 4, 8, 6\).*"
+                            r"\(1, 4, 6, 8\)"):
         nnscan.summary(m, (3, 8, 10), file=False)
 
 
@@ -523,10 +509,9 @@ INDEXING = ["index_two_leading", "index_adjacent_inner", "index_apart",
             "mask_rows", "mask_rows_written"]
 
 
-def _indexing_reports(monkeypatch, how, fn):
+def _indexing_reports(fn):
     import nnscan
     import test_ops_selection as ops
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", how)
     s = nnscan.summary(ops.Fn(fn), inputs=(ops.X,), file=False,
                        columns=("flops", "macs", "dmas", "act"))
     assert s.uncounted_aten == {} and s.totals["complete"]
@@ -534,26 +519,21 @@ def _indexing_reports(monkeypatch, how, fn):
 
 
 @pytest.mark.parametrize("name", INDEXING)
-def test_indexing_is_lowered_as_the_rules_lower_it(monkeypatch, name):
+def test_indexing_is_lowered_as_the_rules_lower_it(request, name):
     """x[i, :, j], x[:, i, j] (the indexed dims moved to lead, and back
     where adjacent), x[mask] and x[mask] = rows: the library's table
     lowers them (no plan asked, nothing left uncounted), every report the
     rules'."""
     import test_ops_selection as ops
-    fn = ops.CASES[name]
-    deferred = _indexing_reports(monkeypatch, "defer", fn)
-    assert deferred == _indexing_reports(monkeypatch, "0", fn)
-    assert deferred == _indexing_reports(monkeypatch, "1", fn)
+    rules_reference.check(request, _indexing_reports(ops.CASES[name]))
 
 
 @pytest.mark.parametrize("fn", ["index_put_rows", "index_put_accumulate",
                                 "index_put_two", "index_put_mask_scalar",
                                 "index_put_mask_row"])
-def test_index_put_is_lowered_as_the_rules_lower_it(monkeypatch, fn):
+def test_index_put_is_lowered_as_the_rules_lower_it(request, fn):
     import test_ops_selection as ops
-    fn = getattr(ops, fn)
-    assert _indexing_reports(monkeypatch, "defer", fn) == \
-        _indexing_reports(monkeypatch, "0", fn)
+    rules_reference.check(request, _indexing_reports(getattr(ops, fn)))
 
 
 class SelfAttention(nn.Module):
@@ -566,11 +546,10 @@ class SelfAttention(nn.Module):
         return self.mha(x, x, x, need_weights=self.need_weights)
 
 
-def _fast_path_reports(monkeypatch, how, need_weights):
+def _fast_path_reports(need_weights):
     """nn.MultiheadAttention's fast path (eval, no_grad, its own CPU: one
-    aten op) with NNSCAN_TAPE_NUMBERED=how."""
+    aten op)."""
     import nnscan
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", how)
     torch.manual_seed(0)
     m = SelfAttention(need_weights).eval()
     with torch.no_grad():
@@ -581,24 +560,25 @@ def _fast_path_reports(monkeypatch, how, need_weights):
 
 
 @pytest.mark.parametrize("need_weights", [True, False])
-def test_an_output_the_library_leaves_unwritten_is_the_rules(monkeypatch,
+def test_an_output_the_library_leaves_unwritten_is_the_rules(request,
                                                             need_weights):
     # the fast path's attention weights, the model's second output: the
     # table's entry does not lower them (nns_aten_op_unwritten), so the
-    # call is recorded by its rule, which makes them a constant where the
-    # model returns them. Its MACs by hand: the packed in-projection
-    # 5 x 16 x 48, the scores and their product with the values
-    # 2 heads x 5 x 5 x 8 each, the out-projection 5 x 16 x 16
-    macs, deferred = _fast_path_reports(monkeypatch, "defer", need_weights)
+    # model's read of them names them a constant, as the rule made one.
+    # Its MACs by hand: the packed in-projection 5 x 16 x 48, the scores
+    # and their product with the values 2 heads x 5 x 5 x 8 each, the
+    # out-projection 5 x 16 x 16
+    macs, reports = _fast_path_reports(need_weights)
     assert macs == 5 * 16 * 48 + 2 * (2 * 5 * 5 * 8) + 5 * 16 * 16
-    assert deferred == _fast_path_reports(monkeypatch, "0", need_weights)[1]
+    rules_reference.check(request, reports)
 
 
 
 class PooledLayer(Layer):
-    """Layer and a max pooling, whose unwritten indices keep it with its
-    rule: the recorder's own nodes and values ("\4" and "\2" names)
-    among a replayed layer's records."""
+    """Layer and a max pooling, whose indices its lowering leaves
+    unwritten (nns_aten_op_unwritten), in a replayed layer's records
+    among the recorder's own nodes and values ("\4" and "\2" names:
+    Layer's x + h, a node of its own)."""
 
     def __init__(self):
         super().__init__()
@@ -608,8 +588,7 @@ class PooledLayer(Layer):
         return self.pool(super().forward(x)[None])[0]
 
 
-def _stack_reports(monkeypatch, how, read_again):
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", how)
+def _stack_reports(monkeypatch, read_again):
     monkeypatch.setenv("NNSCAN_PACK_REPLAY", read_again)
     import nnscan
     torch.manual_seed(0)
@@ -624,7 +603,7 @@ def _stack_reports(monkeypatch, how, read_again):
     return got
 
 
-def test_replayed_layers_are_read_again(monkeypatch):
+def test_replayed_layers_are_read_again(monkeypatch, request):
     """pack() writes a layer replayed from the template of one it packed
     before as a replay record (packed record 33; docs/tape.md, "Replayed
     layers, read again"), which the library reads as that layer's bytes
@@ -642,11 +621,12 @@ def test_replayed_layers_are_read_again(monkeypatch):
                            len(p) > 128 for p in parts))
         whole.append(any(r.path == "" for r in g.replays))
         return parts
-    rules = _stack_reports(monkeypatch, "0", "1")
     monkeypatch.setattr(graph, "_pack_parts", pack)
-    for _ in range(3):  # the third: the model replays whole
-        assert _stack_reports(monkeypatch, "defer", "1") == \
-            _stack_reports(monkeypatch, "defer", "0") == rules
+    # the third: the model replays whole
+    got = [(_stack_reports(monkeypatch, "1"), _stack_reports(monkeypatch, "0"))
+           for _ in range(3)]
+    rules_reference.check(request, got[0][0])
+    assert all(read == packed == got[0][0] for read, packed in got)
     # the first summary records layers 0 and 1, whose recordings make the
     # template, and replays 2 to 4; later every layer replays: layers 1 to
     # 4 read again either way
@@ -663,13 +643,11 @@ POOLS = [(nn.MaxPool1d(2), (6, 8)), (nn.MaxPool2d(2), (3, 8, 8)),
                          ids=lambda p: getattr(p, "__name__", None) or
                          type(p).__name__ if not isinstance(p, tuple)
                          else "x".join(map(str, p)))
-@pytest.mark.parametrize("how", ["0", "defer"])
-def test_an_unbatched_pool_is_a_batch_of_one(monkeypatch, pool, shape, how):
+def test_an_unbatched_pool_is_a_batch_of_one(pool, shape):
     """PyTorch pools an unbatched input (no batch dim) as a batch of one:
-    the summary counts it so, on the rules and on the tape, and its output
-    has PyTorch's sizes (a pool of a 3-D tensor was a 1-D pool of it)."""
+    the summary counts it so, and its output has PyTorch's sizes (a pool
+    of a 3-D tensor was a 1-D pool of it)."""
     import nnscan
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", how)
 
     def summary(*dims):
         m = nn.Sequential(nn.ReLU(), pool).eval()
@@ -679,39 +657,3 @@ def test_an_unbatched_pool_is_a_batch_of_one(monkeypatch, pool, shape, how):
         assert rows["1"]["output"]["shape"] == list(m(x).shape)
         return {k: s.totals[k] for k in ("flops", "macs", "dmas")}
     assert summary(*shape) == summary(1, *shape)
-
-
-class Switching(nn.Module):
-    """A forward that sets NNSCAN_TAPE_NUMBERED to `to` half-way, as
-    another thread may (tools/tape_same.py sets it around each summary)."""
-
-    def __init__(self, to):
-        super().__init__()
-        self.a = nn.Linear(8, 8)
-        self.b = nn.Linear(8, 8)
-        self.to = to
-
-    def forward(self, x):
-        h = torch.relu(self.a(x))
-        os.environ["NNSCAN_TAPE_NUMBERED"] = self.to
-        return self.b(h).softmax(-1)
-
-
-@pytest.mark.parametrize("start,to", [("0", "defer"), ("defer", "0")])
-def test_a_recording_keeps_the_numbering_it_began_with(monkeypatch, start,
-                                                       to):
-    """The numbering is read once per recording (Builder.numbered): a
-    switch of the environment mid-forward changes nothing of it (a call
-    of the numbered ops put on the library's tape of a graph the rules
-    number was refused: a parameter's mark no node made). The reports are
-    those of a recording with no switch."""
-    import nnscan
-    x = torch.randn(2, 8)
-    torch.manual_seed(0)
-    m = Switching(start)
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", start)
-    plain = nnscan.summary(m, inputs=(x,), file=False).to_json(version=2)
-    m.to = to
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", start)
-    switched = nnscan.summary(m, inputs=(x,), file=False).to_json(version=2)
-    assert switched == plain

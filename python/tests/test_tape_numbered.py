@@ -1,16 +1,16 @@
-"""Calls the library lowers and names (tape.NUMBERED, docs/tape.md "Calls
-the library names"; the default numbering, left to the library at the
-build: test_tape_deferred.py tests how): the recorder hands them over as
-aten records after a `names` record, and the library makes the nodes
-and names their rule would have made. Checked against what does not go
-through that path: every report byte for byte what the ops_map.py rules
-give (NNSCAN_TAPE_NUMBERED=0, and the whole tape off); the library's own
-numbering of one call (nns_aten_numbering) against the recorder's rule
-made by hand; parameters against sum(p.numel()) and the convolution's
-MACs by hand; a checkpointed training step's recompute, which names the
+"""Calls the library lowers and names (docs/tape.md "Calls the library
+names"; the numbering left to the library at the build:
+test_tape_deferred.py tests how): the recorder hands them over as aten
+records, and the library makes the nodes and names the ops_map.py rules
+made. Checked against what does not go through that path: every report
+byte for byte the rules' reports, frozen in data/rules_reference/ when
+the rules went (session 107; rules_reference.py); the library's own
+numbering of one call (nns_aten_numbering) against the rules' nodes for
+it made by hand; parameters against sum(p.numel()) and MACs and FLOPs
+by hand; a checkpointed training step's recompute, which names the
 rerun nodes one by one; each distinct call's record template made once.
-(Until session 103 these ran with NNSCAN_TAPE_NUMBERED=1, a numbering
-planned per call, since retired.)"""
+A test compares its reports before asserting what went on the tape:
+the rules' reports were frozen by these tests run where nothing did."""
 import json
 
 import pytest
@@ -20,6 +20,7 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import nnscan  # noqa: E402
+import rules_reference  # noqa: E402
 from nnscan import _api, graph, step, tape  # noqa: E402
 
 
@@ -47,17 +48,8 @@ class Mixed(nn.Module):
         return torch.cat([v, u], -1).mean(1) + torch.var_mean(t, 1)[0]
 
 
-def _reports(monkeypatch, numbered=True, tape_on=True, model=Mixed):
-    """(model, every report, the aten records packed); numbered: a bool
-    (True: the library's numbering, False: the rules'),
-    NNSCAN_TAPE_NUMBERED's value itself ("defer"), or None: unset."""
-    if numbered is None:
-        monkeypatch.delenv("NNSCAN_TAPE_NUMBERED", raising=False)
-    else:
-        monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered if
-                           isinstance(numbered, str) else
-                           "defer" if numbered else "0")
-    monkeypatch.setenv("NNSCAN_TAPE", "1" if tape_on else "0")
+def _reports(monkeypatch, model=Mixed):
+    """(model, every report, the aten records packed)."""
     held = []
     orig = graph._pack_parts
 
@@ -83,16 +75,10 @@ def test_numbered_calls_are_on_the_tape(monkeypatch):
             "native_layer_norm", "bmm", "permute", "cat", "mean"} <= \
         set(numbered) | {"native_batch_norm",
                          "_native_batch_norm_legit_no_training"}
-    _, _, off = _reports(monkeypatch, numbered=False)
-    assert not any(len(c) > 2 for c in off[0].values())
 
 
-def test_every_report_is_the_rules(monkeypatch):
-    _, on, _ = _reports(monkeypatch)
-    _, rules, _ = _reports(monkeypatch, numbered=False)
-    _, untaped, _ = _reports(monkeypatch, numbered=False, tape_on=False)
-    for a, b, c in zip(on, rules, untaped):
-        assert a == b == c
+def test_every_report_is_the_rules(monkeypatch, request):
+    rules_reference.check(request, _reports(monkeypatch)[1])
 
 
 class OneSchema(nn.Module):
@@ -105,15 +91,12 @@ class OneSchema(nn.Module):
         return F.hardsigmoid(h) + F.silu(h) + (h * 1) + (h * 1.0)
 
 
-def test_ops_of_one_schema_are_told_apart(monkeypatch):
+def test_ops_of_one_schema_are_told_apart(monkeypatch, request):
     """A template is the op's as well as its arguments': silu's two
     numbers and nodes are not hardsigmoid's one."""
     monkeypatch.setattr(tape, "_TEMPLATES", {})
     monkeypatch.setattr(tape, "_TEMPLATE_MAKERS", {})
-    _, on, _ = _reports(monkeypatch, model=OneSchema)
-    _, rules, _ = _reports(monkeypatch, numbered=False, model=OneSchema)
-    for a, b in zip(on, rules):
-        assert a == b
+    rules_reference.check(request, _reports(monkeypatch, model=OneSchema)[1])
 
 
 def test_counts_are_pytorchs(monkeypatch):
@@ -155,21 +138,13 @@ def _folded(held):
     return sorted(c[0] for c in held[0].values() if len(c) > 3 and c[3])
 
 
-def test_a_weights_t_folds_on_the_tape(monkeypatch):
+def test_a_weights_t_folds_on_the_tape(monkeypatch, request):
     """The products of a Linear go on the tape with the weight's t() as a
     record of its own (unnumbered) that the library folds into the Gemm's
-    transB, as the rule does: every report byte for byte the rules'; no
+    transB, as the rule did: every report byte for byte the rules'; no
     weight is transposed (no Transpose node) but d's, which an Add reads
     too; MACs by hand."""
     m, on, held = _reports(monkeypatch, model=Linears)
-    _, rules, _ = _reports(monkeypatch, numbered=False, model=Linears)
-    for a, b in zip(on, rules):
-        assert a == b
-    # a's addmm, b's mm, c's addmm and d's mm (before the Add reads its
-    # t(): the rule's own Transpose after), and e's, whose weight was
-    # scaled in place (no parameter any more: the library folds the t()
-    # the recorder sends all the same, as the rule does)
-    assert _folded(held) == ["addmm", "addmm", "mm", "mm", "mm"]
     doc = json.loads(on[3])
     ops = {t["op_type"]: t for t in doc["op_types"]}
     assert ops["Transpose"]["nodes"] == 1
@@ -177,6 +152,12 @@ def test_a_weights_t_folds_on_the_tape(monkeypatch):
         192 * 16 + 16 * 64 + 4 * 16 * 8 + 4 * 8 * 8 * 2
     assert doc["totals"]["metrics"]["params"]["value"] == sum(
         p.numel() for p in m.parameters())
+    rules_reference.check(request, on)
+    # a's addmm, b's mm, c's addmm and d's mm (before the Add reads its
+    # t(): the rule's own Transpose after), and e's, whose weight was
+    # scaled in place (no parameter any more: the library folds the t()
+    # the recorder sends all the same, as the rule did)
+    assert _folded(held) == ["addmm", "addmm", "mm", "mm", "mm"]
 
 
 class ReadOtherwise(nn.Module):
@@ -196,25 +177,23 @@ class ReadOtherwise(nn.Module):
         return h + self.v.t()[0]                          # select's Transpose
 
 
-def test_a_weights_t_read_otherwise_goes_on_the_tape(monkeypatch):
+def test_a_weights_t_read_otherwise_goes_on_the_tape(monkeypatch, request):
     """The calls reading a weight's t() otherwise go on the tape, the
     rule's Transpose made where the call first reads it, one kernel with
     the call (the roofline's bytes: a view in eager PyTorch moves none):
     every report byte for byte the rules'; MACs by hand: two 8 x 8 x 8
     products, the Transposes none."""
     _, on, held = _reports(monkeypatch, model=ReadOtherwise)
-    _, rules, _ = _reports(monkeypatch, numbered=False, model=ReadOtherwise)
-    for a, b in zip(on, rules):
-        assert a == b
-    calls = sorted(c[0] for c in held[0].values() if len(c) > 2)
-    assert {"mm", "addmm", "select"} <= set(calls)
-    assert _folded(held) == ["addmm"]
     doc = json.loads(on[3])
     ops = {t["op_type"]: t for t in doc["op_types"]}
     # each t() its own view: w's (mm), v's (addmm's mat1), v's (select)
     assert ops["Transpose"]["nodes"] == 3
     assert ops["Transpose"]["macs"] == 0
     assert doc["totals"]["metrics"]["macs"]["value"] == 2 * 8 * 8 * 8
+    rules_reference.check(request, on)
+    calls = sorted(c[0] for c in held[0].values() if len(c) > 2)
+    assert {"mm", "addmm", "select"} <= set(calls)
+    assert _folded(held) == ["addmm"]
 
 
 class DataShaped(nn.Module):
@@ -236,18 +215,13 @@ class DataShaped(nn.Module):
         return kept @ self.w, h.index_select(1, u) * counts
 
 
-def test_data_shaped_sizes_on_the_tape(monkeypatch):
+def test_data_shaped_sizes_on_the_tape(monkeypatch, request):
     """nonzero and unique on the tape: their counts are data, which the
     table's lowering takes from the record's outputs (declared, as the
-    rule declares the values it ran on), so what reads them is counted in
+    rule declared the values it ran on), so what reads them is counted in
     those sizes: every report byte for byte the rules'; MACs by hand
     (1 x 64 by 64 x 8), the Gathers' outputs 64 and 48 elements."""
     _, on, held = _reports(monkeypatch, model=DataShaped)
-    _, rules, _ = _reports(monkeypatch, numbered=False, model=DataShaped)
-    calls = {c[0] for c in held[0].values() if len(c) > 2}
-    assert {"nonzero", "_unique2"} <= calls
-    for a, b in zip(on, rules):
-        assert a == b
     doc = json.loads(on[3])
     assert doc["totals"]["metrics"]["macs"]["value"] == 64 * 8
     ops = {t["op_type"]: t for t in doc["op_types"]}
@@ -256,6 +230,9 @@ def test_data_shaped_sizes_on_the_tape(monkeypatch):
     assert ops["NonZero"]["activation_bytes"] == 64 * 8
     assert ops["Transpose"]["activation_bytes"] == 64 * 8
     assert ops["Mul"]["flops"] == 48
+    rules_reference.check(request, on)
+    calls = {c[0] for c in held[0].values() if len(c) > 2}
+    assert {"nonzero", "_unique2"} <= calls
 
 
 class ImageFeatures(nn.Module):
@@ -277,26 +254,24 @@ class ImageFeatures(nn.Module):
             h.masked_scatter(two, self.feats)
 
 
-def test_masked_scatter_by_its_tracked_count(monkeypatch):
+def test_masked_scatter_by_its_tracked_count(monkeypatch, request):
     """masked_scatter on the tape, how many elements land the count the
     record carries from the tracked mask (8, then 16: two calls of one
     form, two counts): every report byte for byte the rules'; the
     ScatterNDs' DMAs by hand (docs/metrics.md: X + indices + 2 updates +
     Y, X and Y 24 elements, the indices and updates as many as land)."""
     _, on, held = _reports(monkeypatch, model=ImageFeatures)
-    _, rules, _ = _reports(monkeypatch, numbered=False, model=ImageFeatures)
     # the count the table's entry says it reads (nns_aten_op_counted)
     assert _api.ATEN_COUNTED == {"masked_scatter": ("mask", "self")}
-    calls = [c[0] for c in held[0].values() if len(c) > 2]
-    assert calls.count("masked_scatter") == 2
-    for a, b in zip(on, rules):
-        assert a == b
     doc = json.loads(on[3])
     assert doc["uncounted_ops"] == []
     ops = {t["op_type"]: t for t in doc["op_types"]}
     assert ops["ScatterND"]["nodes"] == 2
     assert ops["ScatterND"]["dmas"] == sum(24 + k + 2 * k + 24
                                            for k in (8, 16))
+    rules_reference.check(request, on)
+    calls = [c[0] for c in held[0].values() if len(c) > 2]
+    assert calls.count("masked_scatter") == 2
 
 
 class ComplexRotary(nn.Module):
@@ -324,7 +299,7 @@ class ComplexRotary(nn.Module):
         return torch.view_as_real(y).flatten(2) * y.abs().sum()
 
 
-def test_complex_values_on_the_tape(monkeypatch):
+def test_complex_values_on_the_tape(monkeypatch, request):
     """Complex values in real form on the library's tape (session 106):
     view_as_complex, polar, the complex products (one with a complex
     buffer), the views between them, view_as_real and abs are records the
@@ -334,13 +309,6 @@ def test_complex_values_on_the_tape(monkeypatch):
     abs squares the 48 reals of the real form; the last Mul scales 48
     reals."""
     _, on, held = _reports(monkeypatch, model=ComplexRotary)
-    _, rules, _ = _reports(monkeypatch, numbered=False, model=ComplexRotary)
-    calls = [c[0] for c in held[0].values() if len(c) > 2]
-    for op in ("view_as_complex", "polar", "view_as_real", "abs"):
-        assert op in calls
-    assert calls.count("mul") >= 5  # four complex products, the scale
-    for a, b in zip(on, rules):
-        assert a == b
     doc = json.loads(on[3])
     assert doc["uncounted_ops"] == []
     flops = {t["op_type"]: t["flops"] for t in doc["op_types"]}
@@ -352,6 +320,11 @@ def test_complex_values_on_the_tape(monkeypatch):
     totals = doc["totals"]["metrics"]
     assert totals["buffers"]["value"] == fr.numel() == 8
     assert totals["param_bytes"]["value"] == fr.numel() * fr.element_size()
+    rules_reference.check(request, on)
+    calls = [c[0] for c in held[0].values() if len(c) > 2]
+    for op in ("view_as_complex", "polar", "view_as_real", "abs"):
+        assert op in calls
+    assert calls.count("mul") >= 5  # four complex products, the scale
 
 
 class Indexed(nn.Module):
@@ -366,15 +339,13 @@ class Indexed(nn.Module):
         return h[i, j] * 2
 
 
-def test_advanced_index_is_one_kernel(monkeypatch):
+def test_advanced_index_is_one_kernel(monkeypatch, request):
     """index with several index tensors on the tape: the library marks its
-    nodes one kernel as the rule's are, so the roofline's bytes (those
+    nodes one kernel as the rule's were, so the roofline's bytes (those
     crossing kernels) are the rules' byte for byte."""
     _, on, held = _reports(monkeypatch, model=Indexed)
-    _, rules, _ = _reports(monkeypatch, numbered=False, model=Indexed)
+    rules_reference.check(request, on)
     assert "index" in {c[0] for c in held[0].values() if len(c) > 2}
-    for a, b in zip(on, rules):
-        assert a == b
 
 
 class Scattered(nn.Module):
@@ -398,14 +369,12 @@ class Scattered(nn.Module):
 
 
 @pytest.mark.filterwarnings("ignore:nnscan. the forward cannot run on meta")
-def test_session_63_ops_on_the_tape(monkeypatch):
+def test_session_63_ops_on_the_tape(monkeypatch, request):
     """Their calls go on the tape, every report the rules' byte for byte."""
     _, on, held = _reports(monkeypatch, model=Scattered)
-    _, rules, _ = _reports(monkeypatch, numbered=False, model=Scattered)
+    rules_reference.check(request, on)
     numbered = {c[0] for c in held[0].values() if len(c) > 2}
     assert {"baddbmm", "index_put", "scatter", "histc", "pow"} <= numbered
-    for a, b in zip(on, rules):
-        assert a == b
 
 
 class Breadth(nn.Module):
@@ -461,8 +430,8 @@ class Breadth(nn.Module):
 class Backward(nn.Module):
     """Backward ops that joined the tape in session 65: threshold,
     sigmoid, tanh, gelu, silu, slice, softmax and log-softmax gradients;
-    max pooling's (its rule at run time here: it reads the forward's
-    indices, new to the backward graph, after its own constants); and the
+    max pooling's (it reads the forward's indices, new to the backward
+    graph, after its own constants); and the
     gradient of an adaptive average pool to 2 x 2, its windows several
     outputs each (a Resize, not a broadcast)."""
 
@@ -491,44 +460,38 @@ SESSION_65_OPS = {
 
 
 @pytest.mark.filterwarnings("ignore:nnscan. the forward cannot run on meta")
-def test_session_65_ops_on_the_tape(monkeypatch):
+def test_session_65_ops_on_the_tape(monkeypatch, request):
     """Their calls go on the tape, every report the rules' byte for byte
     (PyTorch 1.13 has no meta searchsorted: the forward runs on the CPU
     there, through the same recorder)."""
     _, on, held = _reports(monkeypatch, model=Breadth)
-    _, rules, _ = _reports(monkeypatch, numbered=False, model=Breadth)
+    rules_reference.check(request, on)
     numbered = {c[0] for c in held[0].values() if len(c) > 2}
     assert SESSION_65_OPS - numbered == set()
     # PyTorch 2 calls prelu's kernel, and repeat_interleave as its parts
     assert {"prelu", "_prelu_kernel"} & numbered
-    for a, b in zip(on, rules):
-        assert a == b
 
 
-def test_backward_ops_on_the_tape(monkeypatch):
+def test_backward_ops_on_the_tape(monkeypatch, request):
     """backward=True: the gradient ops go on the tape too, and every
     report, the backward table's included, is the rules'."""
-    got, held = [], []
+    held = []
     orig = graph._pack_parts
 
     def pack(g):
         held.append(dict(g.aten))
         return orig(g)
     monkeypatch.setattr(graph, "_pack_parts", pack)
-    for numbered in ("defer", "0"):
-        monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
-        torch.manual_seed(0)
-        s = nnscan.summary(Backward(), inputs=(torch.randn(1, 3, 8, 8),),
-                           file=False, backward=True)
-        got.append([s.to_text(), s.to_json(version=2),
-                    s.backward.to_text()])
-        if numbered == "defer":
-            on_tape = {c[0] for h in held for c in h.values() if len(c) > 2}
+    torch.manual_seed(0)
+    s = nnscan.summary(Backward(), inputs=(torch.randn(1, 3, 8, 8),),
+                       file=False, backward=True)
+    rules_reference.check(request, [s.to_text(), s.to_json(version=2),
+                                    s.backward.to_text()])
+    on_tape = {c[0] for h in held for c in h.values() if len(c) > 2}
     assert {"threshold_backward", "sigmoid_backward", "tanh_backward",
             "slice_backward", "_softmax_backward_data",
             "_log_softmax_backward_data", "gelu_backward",
             "silu_backward"} - on_tape == set()
-    assert got[0] == got[1]
 
 
 class Ordered(nn.Module):
@@ -548,14 +511,12 @@ class Ordered(nn.Module):
 
 
 @pytest.mark.filterwarnings("ignore:nnscan. the forward cannot run on meta")
-def test_constants_are_named_in_the_rules_order(monkeypatch):
+def test_constants_are_named_in_the_rules_order(monkeypatch, request):
     """The JSON reports list the constants by name: the same names."""
     _, on, held = _reports(monkeypatch, model=Ordered)
-    _, rules, _ = _reports(monkeypatch, numbered=False, model=Ordered)
+    rules_reference.check(request, on)
     assert {"add", "roi_align"} <= {c[0] for c in held[0].values()
                                     if len(c) > 2}
-    for a, b in zip(on, rules):
-        assert a == b
 
 
 class Borrowed(nn.Module):
@@ -565,7 +526,7 @@ class Borrowed(nn.Module):
     calls that make constants after reading them (unsqueeze and slice:
     the Reshape's shape, the Slice's bounds), and a plain tensor attribute
     (no parameter, no buffer) read by a product: a constant from outside,
-    named before the call's own numbers as the rule names it."""
+    named before the call's own numbers as the rule named it."""
 
     def __init__(self):
         super().__init__()
@@ -581,30 +542,21 @@ class Borrowed(nn.Module):
         return (h @ self.table).sum()
 
 
-def test_aliases_and_first_reads_on_the_tape(monkeypatch):
-    """None of those calls reaches its rule: the copy to its own dtype is
-    the recorder's alias under either numbering (since session 104; no
-    node, so a layer's template reads no tensor from outside by a name of
-    the tape's), the others go on the tape; every report is the rules'
-    byte for byte, and the parameters are PyTorch's count."""
-    from nnscan import ops_map
-    ruled = []
-    for op in ("_to_copy", "copy", "unsqueeze", "slice", "mm"):
-        rule = ops_map.OPS[op]
-        monkeypatch.setitem(ops_map.OPS, op, lambda b, a, k, out, op=op,
-                            rule=rule: ruled.append(op) or rule(b, a, k, out))
+def test_aliases_and_first_reads_on_the_tape(monkeypatch, request):
+    """The copy to its own dtype is the recorder's alias (since session
+    104; no record, no node, so a layer's template reads no tensor from
+    outside by a name of the tape's), the others go on the tape; every
+    report is the rules' byte for byte, and the parameters are PyTorch's
+    count."""
     m, on, held = _reports(monkeypatch, model=Borrowed)
-    assert not ruled
-    numbered = {c[0] for c in held[0].values() if len(c) > 2}
-    assert {"unsqueeze", "slice", "mm", "mul"} <= numbered
-    _, rules, _ = _reports(monkeypatch, numbered=False, model=Borrowed)
-    # (the rules do take the others; copy is a call of its own on 2.x only)
-    assert {"unsqueeze", "slice", "mm"} <= set(ruled)
-    assert "_to_copy" not in ruled
-    for a, b in zip(on, rules):
-        assert a == b
     params = json.loads(on[2])["totals"]["params"]
     assert params == sum(p.numel() for p in m.parameters())
+    rules_reference.check(request, on)
+    calls = {c[0] for c in held[0].values()}
+    assert "_to_copy" not in calls
+    # (copy is a call of its own on 2.x only)
+    numbered = {c[0] for c in held[0].values() if len(c) > 2}
+    assert {"unsqueeze", "slice", "mm", "mul"} <= numbered
 
 
 class HalfCausal(nn.Module):
@@ -619,20 +571,14 @@ class HalfCausal(nn.Module):
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
-def test_half_scalars_keep_their_value(monkeypatch, dtype):
+def test_half_scalars_keep_their_value(dtype):
     """The library makes masked_fill's -inf a float16 or bfloat16 constant
     with its value (it made float16's without one, and the mask read as
-    dense): the masked MACs of both products by hand, on the tape as on
-    the rules."""
+    dense): the masked MACs of both products by hand."""
     b, t, e = 2, 6, 4
     x = torch.randn(b, t, e, dtype=dtype)
-    masked = {}
-    for numbered in ("defer", "0"):
-        monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
-        s = nnscan.summary(HalfCausal(), inputs=(x,), file=False,
-                           device="meta")
-        masked[numbered] = s.totals["macs"] - s.totals["macs_unmasked"]
-    assert masked["defer"] == masked["0"] == \
+    s = nnscan.summary(HalfCausal(), inputs=(x,), file=False, device="meta")
+    assert s.totals["macs"] - s.totals["macs_unmasked"] == \
         2 * b * (t * t - t * (t + 1) // 2) * e
 
 
@@ -648,9 +594,9 @@ def _numbering(record):
 
 
 def test_numbering_of_one_call_is_the_rules():
-    """silu(x) as the recorder's rule makes it (ops_map.silu): a Sigmoid
-    writing a new value, then a Mul writing the output: two numbers, two
-    nodes, the output the second number."""
+    """silu(x) as the recorder's rule made it (ops_map.silu, retired): a
+    Sigmoid writing a new value, then a Mul writing the output: two
+    numbers, two nodes, the output the second number."""
     s = graph._Strings()
     x = s["x"] + graph._i32(1) + graph._shape((2, 3))
     o = s["o"] + graph._i32(1) + graph._shape((2, 3))
@@ -677,7 +623,6 @@ def _templates_made(monkeypatch):
 
 
 def test_identical_calls_make_one_template(monkeypatch):
-    monkeypatch.delenv("NNSCAN_TAPE_NUMBERED", raising=False)
     made = _templates_made(monkeypatch)
 
     class Twice(nn.Module):
@@ -711,20 +656,19 @@ class Forms(nn.Module):
         return F.pad(h, [1, 1]) + F.pad(h, (1, 1))
 
 
-def test_calls_of_one_op_in_several_forms(monkeypatch):
+def test_calls_of_one_op_in_several_forms(monkeypatch, request):
     """The key a call's form makes (tape._maker) tells them apart as
     tape._key does: one template each, every report the rules', the
     second summary's (keys kept) the first's."""
     asked = _templates_made(monkeypatch)
     _, first, held = _reports(monkeypatch, model=Forms)
+    rules_reference.check(request, first)
     numbered = {c[0] for c in held[0].values() if len(c) > 2}
     assert {"native_layer_norm", "mul", "constant_pad_nd"} <= numbered
     assert asked.count("native_layer_norm") == 2
     assert asked.count("mul") == 3
     assert asked.count("clamp") == 3
-    _, again, _ = _reports(monkeypatch, model=Forms)
-    _, rules, _ = _reports(monkeypatch, numbered=False, model=Forms)
-    assert first == again == rules
+    assert _reports(monkeypatch, model=Forms)[1] == first
 
 
 class KeywordsAndLists(nn.Module):
@@ -742,12 +686,13 @@ class KeywordsAndLists(nn.Module):
         return two.sum() + three.sum() + again.sum()
 
 
-def test_keyword_and_list_forms(monkeypatch):
+def test_keyword_and_list_forms(monkeypatch, request):
     """tape._maker keys calls with keyword arguments and tensor lists:
     one template per distinct call (two casts, two lengths of cat), the
     second summary's (makers kept) reports the first's and the rules'."""
     asked = _templates_made(monkeypatch)
     _, first, held = _reports(monkeypatch, model=KeywordsAndLists)
+    rules_reference.check(request, first)
     numbered = {c[0] for c in held[0].values() if len(c) > 2}
     assert {"_to_copy", "cat"} <= numbered
     assert asked.count("_to_copy") == 2
@@ -755,10 +700,7 @@ def test_keyword_and_list_forms(monkeypatch):
     made = [f for f in tape._TEMPLATE_MAKERS.values() if f]
     assert any(f.form[1] == (("dtype", "s"),) for f in made)
     assert any("T" in f.form[0] for f in made)
-    _, again, _ = _reports(monkeypatch, model=KeywordsAndLists)
-    _, rules, _ = _reports(monkeypatch, numbered=False,
-                           model=KeywordsAndLists)
-    assert first == again == rules
+    assert _reports(monkeypatch, model=KeywordsAndLists)[1] == first
 
 
 class Alternating(nn.Module):
@@ -784,7 +726,8 @@ class Alternating(nn.Module):
                           torch.cat([h, x.flatten(1)[:, :8]], 1)], 1)
 
 
-def test_one_form_keys_optional_tensors_and_any_list_length(monkeypatch):
+def test_one_form_keys_optional_tensors_and_any_list_length(monkeypatch,
+                                                           request):
     """An optional tensor given or None, and a list of tensors of any
     length, are one form (tape._form's "o" and "T"): once the model's
     calls are known, every call is keyed by its form's maker (tape._key,
@@ -792,6 +735,7 @@ def test_one_form_keys_optional_tensors_and_any_list_length(monkeypatch):
     the reports stay the rules'."""
     asked = _templates_made(monkeypatch)
     _, first, _ = _reports(monkeypatch, model=Alternating)
+    rules_reference.check(request, first)
     assert asked.count("convolution") == 2  # with a bias, without
     assert asked.count("native_layer_norm") == 2
     # lists of two tensors and of three (the outer cat's too): a template
@@ -803,9 +747,7 @@ def test_one_form_keys_optional_tensors_and_any_list_length(monkeypatch):
                         lambda base, *a: walked.append(base) or orig(base, *a))
     _, again, _ = _reports(monkeypatch, model=Alternating)
     assert walked == []
-    monkeypatch.setattr(tape, "_key", orig)
-    _, rules, _ = _reports(monkeypatch, numbered=False, model=Alternating)
-    assert first == again == rules
+    assert again == first
 
 
 class CheckpointedNet(nn.Module):
@@ -824,15 +766,12 @@ class CheckpointedNet(nn.Module):
             self.block, x, use_reentrant=False).mean()
 
 
-def test_checkpointed_step_reruns_the_same_nodes(monkeypatch):
+def test_checkpointed_step_reruns_the_same_nodes(request):
     """The recompute of a non-reentrant checkpoint is a list of node names
-    (step.py's spans): numbered calls name theirs as the rules do."""
-    got = []
-    for numbered in ("defer", "0"):
-        monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
-        torch.manual_seed(0)
-        m = CheckpointedNet().train()
-        got.append(step.flops_dict(step.record_flops(
-            m, (torch.randn(2, 3, 5, 5),))))
-    assert got[0] == got[1]
-    assert got[0]["recompute_flops"] > 0
+    (step.py's spans): numbered calls name theirs as the rules did:
+    the step's counts are the rules'."""
+    torch.manual_seed(0)
+    m = CheckpointedNet().train()
+    got = step.flops_dict(step.record_flops(m, (torch.randn(2, 3, 5, 5),)))
+    assert got["recompute_flops"] > 0
+    rules_reference.check(request, [json.dumps(got, sort_keys=True)])

@@ -1,28 +1,30 @@
-"""The library's numbering (NNSCAN_TAPE_NUMBERED=defer, the default)
-against the ops_map.py rules (=0) on small functional patterns: every
-report of summary() and of summary(backward=True) byte for byte. Each
-pattern reads constants from outside (plain tensor attributes, no
-parameter and no buffer) or parameters where a numbered call's rule and
-the library's lowering could number them differently: as any argument
-of a call, twice in one call, sliced (a node reading several constants
-the lowering made before it), in losses with weights, norms whose saved
-statistics a backward reads, and calls the table declines. Written
-when the numbering was to become the default (session 97): 28 of them
-failed or differed at that session's start: bce and bcem (pos_weight read at its
-node), the group norms with a backward (their saved statistics), the
-constants read twice by one call (the *cc patterns, addmm2, mm_outside,
-bn*), the slices of constants from outside (slice*, flip, pad, conv1d,
-prelu2) and roll of one (a call the table declines). Session 98 added
-the second batch (layouts, pooling, resampling, reductions, more losses):
-scatter_add, scatter_reduce and index_copy of constants from outside
-differed, their rules naming the source before the index where the
-library's nodes read the index first (the rules now read in node order);
-cdist on 1.13 and the margin losses' backward on 2.x raised (a TypeError
-in 1.13's meta kernel, a backward with no meta kernel: both now recorded
-on the model's own device, with a warning). Its third batch found the
-vector norm of order 3: lowered by neither side, listed as uncounted
-under two names (now lowered as torch.onnx exports it). The fourth
-batch writes attention, norms and caches as decoders do."""
+"""Small functional patterns lowered by the library (every call on the
+tape), every report of summary() and of summary(backward=True) checked
+byte for byte against the reports the ops_map.py rules gave on them,
+frozen in data/rules_reference/ when the rules went (session 107;
+rules_reference.py). Each pattern reads constants from outside (plain
+tensor attributes, no parameter and no buffer) or parameters where a
+numbered call's rule and the library's lowering could number them
+differently: as any argument of a call, twice in one call, sliced (a
+node reading several constants the lowering made before it), in losses
+with weights, norms whose saved statistics a backward reads, and calls
+the table declines. Written when the numbering was to become the
+default (session 97): 28 of them failed or differed at that session's
+start: bce and bcem (pos_weight read at its node), the group norms with
+a backward (their saved statistics), the constants read twice by one
+call (the *cc patterns, addmm2, mm_outside, bn*), the slices of
+constants from outside (slice*, flip, pad, conv1d, prelu2) and roll of
+one (a call the table declines). Session 98 added the second batch
+(layouts, pooling, resampling, reductions, more losses): scatter_add,
+scatter_reduce and index_copy of constants from outside differed, their
+rules naming the source before the index where the library's nodes read
+the index first (the rules then read in node order); cdist on 1.13 and
+the margin losses' backward on 2.x raised (a TypeError in 1.13's meta
+kernel, a backward with no meta kernel: both now recorded on the
+model's own device, with a warning). Its third batch found the vector
+norm of order 3: lowered by neither side, listed as uncounted under two
+names (now lowered as torch.onnx exports it). The fourth batch writes
+attention, norms and caches as decoders do."""
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -30,6 +32,7 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import nnscan  # noqa: E402
+import rules_reference  # noqa: E402
 
 
 class Holder(nn.Module):
@@ -476,8 +479,7 @@ def _lstm(h):
     return out.sum() + hn.sum() + cn
 
 
-def _reports(monkeypatch, how, pattern, backward, dtype=torch.float32):
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", how)
+def _reports(pattern, backward, dtype=torch.float32):
     torch.manual_seed(0)
     model = Holder(pattern).to(dtype)
     for k, v in list(vars(model).items()):  # the constants from outside
@@ -510,28 +512,29 @@ def _passes(pattern):
 
 
 @pytest.mark.parametrize("pattern", sorted(PATTERNS))
-def test_every_report_is_the_rules(monkeypatch, pattern):
+def test_every_report_is_the_rules(request, pattern):
     for backward in _passes(pattern):
-        rules = _reports(monkeypatch, "0", pattern, backward)
-        assert _reports(monkeypatch, "defer", pattern, backward) == rules
+        rules_reference.check(request, _reports(pattern, backward),
+                              part=f"backward={backward}")
 
 
-def _outcome(monkeypatch, how, pattern, backward, dtype):
+def _outcome(pattern, backward, dtype):
     """The reports, or the error's type and first line where the summary
     raises (a pattern PyTorch itself refuses in that dtype)."""
     try:
-        return _reports(monkeypatch, how, pattern, backward, dtype)
+        return _reports(pattern, backward, dtype)
     except Exception as e:  # noqa: BLE001 - compared below
         return type(e).__name__, (str(e).splitlines() or [""])[0]
 
 
 @pytest.mark.filterwarnings("ignore:nnscan. the (forward|backward) cannot")
 @pytest.mark.parametrize("pattern", sorted(PATTERNS))
-def test_every_report_is_the_rules_in_bfloat16(monkeypatch, pattern):
+def test_every_report_is_the_rules_in_bfloat16(request, pattern):
     # the model, its constants from outside and its input in bfloat16
     # (casts, fused spans and same-dtype copies take other paths there);
-    # where PyTorch refuses an op in bfloat16, both raise alike
+    # where PyTorch refuses an op in bfloat16, the error is the one the
+    # rules' summary raised
     for backward in _passes(pattern):
-        rules = _outcome(monkeypatch, "0", pattern, backward, torch.bfloat16)
-        assert _outcome(monkeypatch, "defer", pattern, backward,
-                        torch.bfloat16) == rules
+        rules_reference.check(
+            request, _outcome(pattern, backward, torch.bfloat16),
+            part=f"backward={backward}")

@@ -8,7 +8,9 @@ PyTorch 2.x run (the Debian sid chroot) runs both:
 The setup is tests/conftest.py's (the package from this checkout, the
 library from the build), loaded and re-exported: in a run of both
 directories this module is the `conftest` that tests/ modules import
-their helpers (ROOT, model_refs) from.
+their helpers (ROOT, model_refs) from. That setup puts tests/ on sys.path,
+so these modules import its helpers too (rules_reference: the reports the
+recorder's rules gave, frozen per PyTorch and transformers version).
 """
 import importlib.util
 import os

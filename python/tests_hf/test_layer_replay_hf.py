@@ -91,18 +91,9 @@ def _replayed_per_summary(model, inputs, summaries):
     return got, s
 
 
-# the numbering the rules give and the one left to the library (a
-# sliding window's size is a CPU scalar the layer copies to meta: its
-# copy is the rules' alias either way, tape.record_deferred)
-NUMBERINGS = pytest.mark.parametrize("numbering", ["0", "defer"])
-
-
-@NUMBERINGS
 @pytest.mark.parametrize("family", ["gemma2", "gpt_oss", "gpt_neo"])
 def test_layers_alike_to_none_replay_from_the_fourth_summary(family,
-                                                            numbering,
                                                             monkeypatch):
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbering)
     # two layers, one of sliding attention and one of full (GPT-Neo's
     # local and global, its slot in `layer_id`): each alone in its group.
     # The first summary notes nothing for them (the architecture's first
@@ -256,16 +247,16 @@ def test_layers_scaled_by_their_index_run(monkeypatch):
     assert replayed == (0, 0)
 
 
-@NUMBERINGS
 @pytest.mark.parametrize("family, layers", [("mistral", 5), ("gemma2", 7)])
-def test_sliding_window_slots_replay(family, layers, numbering, monkeypatch):
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbering)
+def test_sliding_window_slots_replay(family, layers, monkeypatch):
     # a sliding window's slot moves its window size, a CPU scalar, to
-    # meta as it starts (a value with a real value): made again by each
-    # replay. The sliding window's mask is a real value: it keys the
-    # calls within one summary. Gemma-2's layers alternate sliding and
-    # full attention (two groups, each its own first call) and each holds
-    # its own partial(F.gelu, approximate="tanh")
+    # meta as it starts (a value with a real value; the copy is the
+    # recorder's alias, not a call on the tape: tape.record_deferred):
+    # made again by each replay. The sliding window's mask is a real
+    # value: it keys the calls within one summary. Gemma-2's layers
+    # alternate sliding and full attention (two groups, each its own
+    # first call) and each holds its own partial(F.gelu,
+    # approximate="tanh")
     for k in _FIELDS:
         if k in hf_zoo.TINY:
             monkeypatch.setitem(hf_zoo.TINY, k, layers)

@@ -16,6 +16,7 @@ from torch import nn
 import torch.nn.functional as F
 
 import nnscan
+import rules_reference
 from conftest import calls_counted, in_threads
 from nnscan import layer_groups, replay
 
@@ -201,23 +202,6 @@ def test_a_mask_argument_keeps_its_template_to_its_recording():
         proj + 2 * 2 * H * L * (L + 5) * E
 
 
-def test_a_template_holds_only_for_its_settings(monkeypatch):
-    """A template kept with the tape on (NNSCAN_TAPE) is not replayed
-    with it off, nor the other way: the first summary of each setting
-    runs both calls; the reports stay those of every call run."""
-    model = Stack(["causal"] * 2)
-    inputs = (torch.randn(B, L, D), torch.tensor([L, L]))
-    seen, reports = [], {}
-    replay.forget()
-    for tape in ("1", "1", "0", "0", "1"):
-        monkeypatch.setenv("NNSCAN_TAPE", tape)
-        runs = _summary(model, inputs)
-        seen.append(runs[1])
-        reports.setdefault(tape, runs[0])
-        assert runs[0] == reports[tape]
-    assert seen == [0, 2, 0, 2, 2]
-
-
 def _summary(model, inputs):
     """One summary, the templates kept so far kept: its JSON v2, text and
     CSV, how many calls it replayed, and the summary."""
@@ -269,50 +253,24 @@ def test_calls_that_keep_differing_are_given_up(monkeypatch):
     assert made[0] == before  # given up: no template made any more
 
 
-def test_a_rule_changed_between_summaries_runs_the_call(monkeypatch):
-    """A template kept for the process was made by ops_map's rules as they
-    were: with one of them replaced (a test's wrapper, a user's rule),
-    the next summary runs the call through it; put back, replay
-    resumes."""
-    from nnscan import ops_map
-    # ops_map's rules (bmm is the library's where the numbering is)
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "0")
-    model = Stack(["none"] * 2)
-    inputs = (torch.randn(B, L, D), torch.tensor([L, L]))
-    first = _summaries(model, inputs, 2)
-    assert [r[1] for r in first] == [0, 2]
-    ruled = []
-    rule = ops_map.OPS["bmm"]
-    monkeypatch.setitem(ops_map.OPS, "bmm", lambda b, a, k, out:
-                        ruled.append(1) or rule(b, a, k, out))
-    patched = _summary(model, inputs)
-    assert patched[1] == 0 and len(ruled) == 2 * 2  # two products a call
-    assert patched[0] == first[0][0]
-    monkeypatch.setitem(ops_map.OPS, "bmm", rule)
-    assert _summary(model, inputs)[1] == 2
-
-
 @pytest.mark.parametrize("kind", ["causal", "mask"])
-def test_the_numbered_tape_replays_too(kind, monkeypatch):
-    """On the numbered tape (issue 45) a call's records hold the counters
-    it was made at: a template holds them relative to its start, so the
-    tape replays as the rules do. Every report is the one of every call
-    run, and the rules' (NNSCAN_TAPE_NUMBERED=0)."""
+def test_the_numbered_tape_replays_too(kind, request):
+    """On the tape (issue 45) a call's records hold the counters it was
+    made at: a template holds them relative to its start, so the tape
+    replays as the recorder's rules did. Every report is the one of every
+    call run, and the rules' (frozen: rules_reference)."""
     n = 6
     torch.manual_seed(0)
     model = Stack([kind] * n)
     inputs = (torch.randn(B, L, D), torch.tensor([L, 5]))
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "defer")
     tape = _reports(model, inputs, replayed=n - 2)
+    rules_reference.check(request, [tape.to_json(version=2)], hf=True)
     assert tape.totals["macs"] == n * B * L * D * 3 * D + \
         n * 2 * B * H * L * L * E
     later = _summary(model, inputs)
     assert later[1] == (n if kind == "causal" else n - 2)
     assert later[0] == (tape.to_json(version=2), tape.to_text(),
                         tape.to_csv())
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "0")
-    rules = nnscan.summary(model, inputs=inputs, file=False)
-    assert rules.to_json(version=2) == tape.to_json(version=2)
 
 
 def test_the_process_keeps_the_templates_it_used_latest(monkeypatch):

@@ -18,6 +18,7 @@ import torch
 from torch.distributed._tools.mem_tracker import MemTracker
 
 import nnscan
+import rules_reference
 from conftest import MLP_B as B, MLP_D as D, MLP_H as H, MLP_O as O
 from conftest import training_mlp as mlp, training_mlp_summary as run
 
@@ -408,12 +409,12 @@ def test_target_cuda_attention_saves_what_the_fused_kernel_saves(
         q + kv_bytes + b * h * n * n * size
 
 
-def test_target_cuda_flash_kernel_on_the_library_tape(monkeypatch):
+def test_target_cuda_flash_kernel_on_the_library_tape(monkeypatch, request):
     """The flash kernel a CUDA target records returns sizes beside its
     tensors (max_q, max_k): its record has no tensor there, as for an
     output PyTorch did not compute, and the call goes on the library's
-    tape (session 106; before, the rule made it), its report the rules'
-    (NNSCAN_TAPE_NUMBERED=0) byte for byte."""
+    tape (session 106; before, the recorder's rule made it), its
+    report byte for byte the one the rules gave (frozen: rules_reference)."""
     from nnscan import graph
     torch.manual_seed(0)
     model = _Attend(64, 4, 4, None, True).to(torch.bfloat16)
@@ -424,17 +425,13 @@ def test_target_cuda_flash_kernel_on_the_library_tape(monkeypatch):
     def kept(g):
         held.append(dict(g.aten))
         return pack(g)
-    reports = []
-    for numbered in ("defer", "0"):
-        monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
-        monkeypatch.setattr(graph, "_pack_parts", kept)
-        s = nnscan.summary(model, inputs=x, training=True, target="cuda",
-                           file=False)
-        monkeypatch.setattr(graph, "_pack_parts", pack)
-        reports.append(s.to_json(version=2))
+    monkeypatch.setattr(graph, "_pack_parts", kept)
+    s = nnscan.summary(model, inputs=x, training=True, target="cuda",
+                       file=False)
+    monkeypatch.setattr(graph, "_pack_parts", pack)
+    rules_reference.check(request, [s.to_json(version=2)], hf=True)
     on_tape = [c[0] for g in held for c in g.values() if len(c) > 2]
     assert "_scaled_dot_product_flash_attention" in on_tape
-    assert reports[0] == reports[1]
 
 
 # ---- issue 40: the input at its saver, plans that cannot help, losses ----
