@@ -67,7 +67,7 @@ def install():
     record = recorder.record
 
     def counted(b, func, args, kwargs, out):
-        base, kind = (b.rules.get(func) or recorder._entry(b, func))[:2]
+        base, kind = (b.entries.get(func) or recorder._entry(b, func))[:2]
         _CALL.append({})
         try:
             return record(b, func, args, kwargs, out)

@@ -85,7 +85,7 @@ def _uninstall():
 
 def _flush(mode):
     """Records the recording's queued calls from outside its dispatch: with
-    the mode active, the rules' own scratch tensors (Builder.fresh's
+    the mode active, the recorder's own scratch tensors (Builder.fresh's
     torch.empty on meta) and a shadow's real values would be recorded as
     calls of the model (a made constant each, taking a name)."""
     with no_dispatch():
@@ -156,10 +156,10 @@ class Spans:
 
     def _dropped_calls(self, dropped):
         """The nodes among `dropped` that are nodes of the recorder's (its
-        rules' Casts: removed); a call on the library's tape stays in
+        one-node Casts: removed); a call on the library's tape stays in
         place, marked dropped (packed record 34: the library lowers it
         for the numbers it takes, then takes its nodes back), so that
-        the numbers after it are the rule's whether it is dropped or
+        the numbers after it are the same whether it is dropped or
         not."""
         g = self.b.g
         aten, nodes, own = g.aten, g.nodes, []

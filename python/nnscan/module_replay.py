@@ -3,7 +3,7 @@
 Deep models repeat one layer: ViT-B/16's twelve encoder blocks,
 ResNet-50's blocks within a stage. Each call of such a layer runs its
 forward on meta tensors, every aten call dispatched to the recorder and
-recorded by its rule, to add what the first call added but for its
+put on its tape, to add what the first call added but for its
 numbers, its module paths and its parameters' names. So, as replay.py
 does for one fused function, the recording notes what a layer's call
 added; once two calls of layers alike (the same key, below) added the
@@ -808,8 +808,8 @@ class Layers:
         lead = _lead(path)
 
         def name(r):
-            # (the kinds by how often a layer names them: "n" the rules'
-            # values, "q" deferred numbering's calls' outputs, "p" its
+            # (the kinds by how often a layer names them: "n" the
+            # recorder's values, "q" deferred numbering's calls' outputs, "p" its
             # parameters; deferred_name's "q" written out)
             kind = r[0]
             if kind == "n":

@@ -167,7 +167,7 @@ class Builder:
         self.replayed_tracked = []
         # aten op -> _entry(): its base name, table form, source, tape
         # form, ...
-        self.rules = {}
+        self.entries = {}
 
     def hold(self, t):
         """Keeps t's id t's own while the recording uses it: by holding t,
@@ -386,10 +386,10 @@ def _tensor_args(args):
 class _Mode(DispatchMode):
     """Records every aten call. The calls are queued and recorded in a
     batch (before any op that mutates a tensor, and when the mode exits):
-    alternating PyTorch's dispatch and the recorder's rules op by op cost
+    alternating PyTorch's dispatch and the recorder's work op by op cost
     about a tenth more time than the same work done in two runs. Flushing
-    before a mutating op means every rule still sees the tensors as they
-    were right after their op ran. With autograd nodes to note (backward.py)
+    before a mutating op means every call is still recorded with the
+    tensors as they were right after their op ran. With autograd nodes to note (backward.py)
     each call is recorded at once."""
 
     def __init__(self, builder):
@@ -581,12 +581,12 @@ def _entry(b, func):
     whether a weight's t() may fold into a Gemm) of an aten op: looked up
     once per op and recording (the table may change between recordings,
     never during one)."""
-    e = b.rules.get(func)
+    e = b.entries.get(func)
     if e is None:
         base = aten_call.base_name(func)
         entry = _api.ATEN_OPS.get(base)
         kind = entry[0] if entry is not None else None
-        e = b.rules[func] = (
+        e = b.entries[func] = (
             base, kind, str(func),
             tape.form(func, base, entry)
             if kind not in (None, "alias", "create") else None,
@@ -604,7 +604,7 @@ def record(b, func, args, kwargs, out):
             isinstance(o, torch.Tensor) for o in aten_call.outputs(out)):
         return  # sizes, scalars, nothing to name
     base, kind, b.source, on_tape, own, folds = \
-        b.rules.get(func) or _entry(b, func)
+        b.entries.get(func) or _entry(b, func)
     if folds and len(args[0].shape) == 2 \
             and id(args[0]) in b.params and id(args[0]) not in b.pending_t:
         b.hold(out)
@@ -1525,8 +1525,8 @@ def _outside_inference_mode(model=None):
     """The meta copy and its recording run outside torch.inference_mode,
     as if the caller had not entered it: inside it PyTorch 2.x skips the
     autograd keys, whose kernels decompose composite ops, so the recorder
-    would see aten.linear, conv2d and layer_norm whole, which no rule
-    counts (a summary under inference_mode then printed lower bounds).
+    would see aten.linear, conv2d and layer_norm whole, which the table
+    has no live entry for (a summary under inference_mode then printed lower bounds).
     The copy's tensors are then normal ones, which the forward may write
     in place (a buffer it counts in). A model on meta recorded as it is
     (`model`) whose tensors were made inside the mode stays in it: outside
@@ -1654,7 +1654,7 @@ def meta_caused(exc):
 def _through_dispatch(exc):
     """Whether exc was raised by an aten op (it passed through the
     recorder's dispatch mode on its way out, or through its flush of the
-    queued calls: the rules that record them)."""
+    queued calls: the code that records them)."""
     codes = (_Mode.__torch_dispatch__.__code__, _Mode.flush.__code__)
     tb = exc.__traceback__
     while tb is not None:

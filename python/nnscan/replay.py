@@ -1,8 +1,8 @@
 """A fused call repeated with the same arguments, replayed instead of run.
 
 On meta tensors F.scaled_dot_product_attention runs PyTorch's math path:
-about thirty aten calls, each dispatched to the recorder and recorded by
-its rule (fused.py marks the nodes as one kernel). A decoder calls it once
+about thirty aten calls, each dispatched to the recorder and put on its
+tape (fused.py marks the nodes as one kernel). A decoder calls it once
 a layer with the same shapes: LLaMA-3-8B 32 times, 28 % of its
 recording's aten calls. What the recorder adds to the graph for such a
 call is, but for its numbers, the same each time: the same nodes, values,
@@ -108,7 +108,7 @@ class Replays:
             # A tensor with a real value keys by its value's name: the
             # tensor and its version (an op writing it in place names it
             # anew). Asked without computing the value: one is computed
-            # when first read, which changes what rules see.
+            # when first read, which changes what the recording sees.
             e = shadows.of.get(id(v)) if shadows is not None else None
             tracked = e is not None and e[0] is v
             if tracked:

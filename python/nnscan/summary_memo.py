@@ -14,7 +14,7 @@ function or global the forward reads (docs/python.md). A summary notes,
 with the state its recording read, what that recording made: the packed
 graph's parts, the contents of the values its masks read as handed to
 the library, and what TorchSummary reads of it (module classes, calls
-and shapes, the ops without a rule). Once two
+and shapes, the ops left uncounted). Once two
 recordings made the same (the second of the state now), a later summary
 of the model in that state is an analysis of the model the second of
 them built, shared

@@ -301,8 +301,8 @@ def _folded(b, base, args):
 
 
 def record_deferred(b, base, names, args, kwargs, out):
-    """Puts a call of NUMBERED on the tape (True), or nothing (False: its
-    rule records it), the numbers left to the library: the call's
+    """Puts a call on the tape (True), or nothing (False: a call no record
+    carries, left uncounted), the numbers left to the library: the call's
     outputs named "\3K.J" (its K-th numbered call's J-th output), the
     recorder's counters as they stand (the library shifts its later
     numbers by what the call took), the tensors it reads first marked for
@@ -392,7 +392,7 @@ def record_deferred(b, base, names, args, kwargs, out):
     declare = b._declare
     # an output its lowering leaves unwritten (a pooling's indices:
     # nns_aten_op_unwritten) is none of the record's, nor named: a later
-    # read names it, a constant, where the rule's later read does
+    # read names it, a constant, where that read is
     unwritten = _api.ATEN_UNWRITTEN.get(base, 0)
     out_names = [None if o is None or unwritten >> j & 1 else
                  declare(o, "\3%d.%d" % (seq, j))
@@ -407,9 +407,9 @@ def record_deferred(b, base, names, args, kwargs, out):
                                 "", scope)))
     g.node_source.append(b.source)
     if len(g.nodes) - first > 1:
-        # a weight's t() read other than by a product (_first_read: the
-        # rule's Transpose) is a view in eager PyTorch: one kernel with
-        # the call that reads it, as the rule's nodes are
+        # a weight's t() read other than by a product (_first_read: a
+        # Transpose) is a view in eager PyTorch: one kernel with the call
+        # that reads it
         g.kernels.append((first, len(g.nodes) - first))
     # (the fourth: whether a fused call dropped it, fused.py)
     g.aten[name] = (base, None, (g._counter, g._nodes_made, scope, False,
@@ -505,8 +505,7 @@ def _with_tracked_count(b, counted, names, args, kwargs):
     source's elements land), from the mask's tracked value (shadow.py):
     the one piece of a tensor's contents a record carries (include/
     nnscan.h, record 29). As they were where the mask has no value or an
-    argument is not there: the table leaves the call uncounted, as the
-    rule did."""
+    argument is not there: the table leaves the call uncounted."""
     if kwargs or len(args) != len(names):
         return names, args
     mask_at, self_at = counted
@@ -529,11 +528,10 @@ def _name_unread(b, unread, names, args, kwargs, outs, tensors, ins):
     never, NAME/K unless output K is computed; unread[1], NAME?ARG=V
     unless the int argument ARG is V) "\5u" and the name _first_read
     would give, a name the recorder does not keep for them, so a later
-    read names them where the rule names them (and the library names
-    none, but where the table declines the call: its uncounted node reads
-    each, as the rule's does); False where one is new that the lowering
-    reads for some calls only, none said (NAME?): the call is the
-    rule's."""
+    read names them where it reads them (and the library names none, but
+    where the table declines the call: its uncounted node reads each);
+    False where one is new that the lowering reads for some calls only,
+    none said (NAME?): the call is left uncounted."""
     g = b.g
     never, maybe = unread
     at = []  # the argument name of each of `tensors`
@@ -573,15 +571,14 @@ def _name_unread(b, unread, names, args, kwargs, outs, tensors, ins):
 def _first_read(b, t):
     """The name a deferred call reads tensor t by, t new to the graph:
     "\5" KIND NAME for a parameter (its initializer the library's to make
-    where the call's nodes first read it, as the rule makes it where it
-    reads it), "\5c" K for a constant from outside (numbered there too),
+    where the call's nodes first read it), "\5c" K for a constant from outside (numbered there too),
     "\5i" K for a backward graph's forward tensor (an input "fwdN",
     numbered so); the recorder names t so from then on (the library maps
     the name)."""
     g = b.g
     p = b.params.get(id(t))
     if p is None and id(t) in b.pending_t:
-        return b.inp(t)  # a weight's transposed view: the rule's Transpose
+        return b.inp(t)  # a weight's transposed view: a Transpose
     dims = tuple(t.shape)
     dt = t.dtype
     value = _Value(_DTYPE_OF.get(dt) or _onnx_dtype(dt), dims)  # (a tuple)
