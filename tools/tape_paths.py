@@ -9,6 +9,7 @@ call of the suite's summaries:
   t() held           a weight's t() held for the Gemm that reads it
   alias, create      the table's declarative entries (no node, a constant)
   copy alias         a _to_copy to its own dtype, the recorder's alias
+  no tensor out      a call returning sizes or a bool: nothing recorded
   uncounted: WHY     a node the library lists as uncounted: the op has no
                      entry in the table, its call reads a complex value
                      in real form the op takes not, or the tape declined
@@ -43,6 +44,10 @@ def _noting(fn, key):
 
 
 def _path(b, base, kind, out, said):
+    if not isinstance(out, torch.Tensor) and not any(
+            isinstance(o, torch.Tensor) for o in
+            (out if isinstance(out, (tuple, list)) else ())):
+        return "no tensor out"  # sizes, a bool: nothing recorded
     if isinstance(out, torch.Tensor) and id(out) in b.pending_t:
         return "t() held"
     if kind in ("alias", "create"):
