@@ -809,8 +809,8 @@ class Layers:
 
         def name(r):
             # (the kinds by how often a layer names them: "n" the
-            # recorder's values, "q" deferred numbering's calls' outputs, "p" its
-            # parameters; deferred_name's "q" written out)
+            # recorder's values, "q" deferred numbering's calls' outputs,
+            # "p" its parameters; deferred_name's "q" written out)
             kind = r[0]
             if kind == "n":
                 return r[1] + str(c0 + r[2])

@@ -389,8 +389,8 @@ class _Mode(DispatchMode):
     alternating PyTorch's dispatch and the recorder's work op by op cost
     about a tenth more time than the same work done in two runs. Flushing
     before a mutating op means every call is still recorded with the
-    tensors as they were right after their op ran. With autograd nodes to note (backward.py)
-    each call is recorded at once."""
+    tensors as they were right after their op ran. With autograd nodes to
+    note (backward.py) each call is recorded at once."""
 
     def __init__(self, builder):
         super().__init__()
@@ -588,7 +588,7 @@ def _entry(b, func):
         kind = entry[0] if entry is not None else None
         e = b.entries[func] = (
             base, kind, str(func),
-            tape.form(func, base, entry)
+            tape.form(func, entry)
             if kind not in (None, "alias", "create") else None,
             kind not in (None, "alias") and base not in _api.ATEN_COMPLEX,
             base in ("t", "transpose"))
@@ -1525,8 +1525,9 @@ def _outside_inference_mode(model=None):
     """The meta copy and its recording run outside torch.inference_mode,
     as if the caller had not entered it: inside it PyTorch 2.x skips the
     autograd keys, whose kernels decompose composite ops, so the recorder
-    would see aten.linear, conv2d and layer_norm whole, which the table
-    has no live entry for (a summary under inference_mode then printed lower bounds).
+    would see aten.linear, conv2d and layer_norm whole instead of the
+    calls an eager forward runs (a summary under inference_mode once
+    printed lower bounds).
     The copy's tensors are then normal ones, which the forward may write
     in place (a buffer it counts in). A model on meta recorded as it is
     (`model`) whose tensors were made inside the mode stays in it: outside

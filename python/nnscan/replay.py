@@ -39,14 +39,14 @@ numbers it as it would that one.
 A template is a function of the key alone where it reads nothing from
 before the call but the call's arguments, and the key names no value (no
 tracked argument): then it holds in any recording of the same settings
-(shadows or none, the default dtype). Such a key's template is kept for the process (_KEPT) once
-two calls made the same, in one recording or in two, so a model whose
-layers call the function twice (the tiny decoders) replays both calls
-from its second summary on. The
-values the call makes with a real value (is_causal's mask, ones(L, S)
-.tril()) are then kept as what computes them (their shadows' pending
-ops, over one another), not as values: a later recording's shadows get
-them anew, computed only if read, as the call's own would be.
+(shadows or none, the default dtype). Such a key's template is kept for the
+process (_KEPT) once two calls made the same, in one recording or in two,
+so a model whose layers call the function twice (the tiny decoders) replays
+both calls from its second summary on. The values the call makes with a
+real value (is_causal's mask, ones(L, S).tril()) are then kept as what
+computes them (their shadows' pending ops, over one another), not as
+values: a later recording's shadows get them anew, computed only if read,
+as the call's own would be.
 
 NNSCAN_REPLAY=0 runs every call (bench/same_summary.py compares the two).
 """

@@ -37,7 +37,7 @@ from .graph import DTYPE_OF as _DTYPE_OF, Node, Value as _Value, _Strings, \
     _new_node as _node, onnx_dtype as _onnx_dtype
 
 
-def form(func, base, entry):
+def form(func, entry):
     """(form, op type, schema argument names) of the calls of `func`, an op
     the table lowers (`entry`: _api.ATEN_OPS[base]): ("unary" or "binary",
     its op type, names) where a call may be one node the recorder names
@@ -50,7 +50,7 @@ def form(func, base, entry):
     if got is _FORMS:
         if len(_FORMS) >= _FORMS_MAX:
             _FORMS.clear()
-        got = _FORMS[key] = _form_of(func, base, entry)
+        got = _FORMS[key] = _form_of(func, entry)
     return got
 
 
@@ -58,7 +58,7 @@ _FORMS = {}  # (func, table entry) -> form(): the same all along
 _FORMS_MAX = 4096
 
 
-def _form_of(func, base, entry):
+def _form_of(func, entry):
     schema = getattr(func, "_schema", None)
     if entry is None or schema is None:
         return None
@@ -571,8 +571,8 @@ def _name_unread(b, unread, names, args, kwargs, outs, tensors, ins):
 def _first_read(b, t):
     """The name a deferred call reads tensor t by, t new to the graph:
     "\5" KIND NAME for a parameter (its initializer the library's to make
-    where the call's nodes first read it), "\5c" K for a constant from outside (numbered there too),
-    "\5i" K for a backward graph's forward tensor (an input "fwdN",
+    where the call's nodes first read it), "\5c" K for a constant from
+    outside (numbered there too), "\5i" K for a backward graph's forward tensor (an input "fwdN",
     numbered so); the recorder names t so from then on (the library maps
     the name)."""
     g = b.g
