@@ -55,6 +55,14 @@ BY_CONSTRUCTION = (
     "test_layers_replay_with_the_numbering_deferred",
     "tests/test_tape_deferred.py::test_a_backward_is_the_rules",
     "tests/test_tape_deferred.py::test_arguments_read_at_their_nodes",
+    # DeBERTa-v2's attention scale is a torch.jit.script function
+    # (scaled_size_sqrt, sqrt(tensor(head size) * factor)): once
+    # TorchScript's profiling executor has run it a few times in the
+    # process, its Mul and Sqrt no longer reach the dispatcher, so a later
+    # summary of the model records two calls fewer per layer (4 FLOPs of
+    # 3.4 M); making every summary twice changes which are later
+    "tests_hf/test_attention_mask_meta.py::"
+    "test_pad_token_check_records_on_meta",
 )
 BY_CONSTRUCTION_FILES = (
     "tests/test_module_replay.py", "tests/test_model_replay.py",
